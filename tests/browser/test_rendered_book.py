@@ -1,0 +1,211 @@
+"""The rendered book, read the way a reader meets it: in a real browser.
+
+The HTML built by the README's first command (``_build/html``) is served on 127.0.0.1
+and opened in headless Chromium (Debian's ``chromium``, driven by Playwright; no browser is
+downloaded). For the landing page, one notebook page of each chapter and the back-matter
+pages it checks that
+
+- the equations are typeset by MathJax, served from the book itself (no network);
+- every image has loaded (natural width > 0);
+- every internal link resolves, fragment included;
+- the browser logs no error and no request fails;
+- notebook pages carry a Binder launch link to the configured repository and a download
+  link to the notebook file.
+
+Screenshots of every page are written to ``_build/screenshots/`` (look at them).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _pages() -> list[str]:
+    """The landing page, the first notebook of every chapter, and the back matter."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = ["index"]
+    for part in toc["parts"]:
+        for chapter in part["chapters"]:
+            sections = chapter.get("sections", [])
+            if sections:
+                pages.append(sections[0]["file"])
+            elif chapter["file"].startswith("book/") and part["caption"] == "Back matter":
+                pages.append(chapter["file"])
+    return pages
+
+
+PAGES = _pages()
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    if not (HTML / "index.html").is_file():
+        pytest.fail("no built book in _build/html: run the README's first command (jupyter-book build . -W -n) first")
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium package")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI always runs this test")
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(HTML)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser(site: str) -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def _visit(browser: Any, url: str, shot: str) -> dict[str, Any]:
+    page = browser.new_page(viewport={"width": 1280, "height": 1400})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    page.goto(url, wait_until="networkidle")
+    page.evaluate("typeof MathJax === 'undefined' ? null : MathJax.startup.promise")
+    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+    info = page.evaluate(
+        """() => ({
+            url: location.href,
+            title: document.title,
+            math: document.querySelectorAll('div.math, span.math').length,
+            typeset: document.querySelectorAll('div.math mjx-container, span.math mjx-container').length,
+            rawTex: Array.from(document.querySelectorAll('div.math, span.math'))
+                .filter(e => !e.querySelector('mjx-container')).map(e => e.textContent.slice(0, 60)),
+            mathjax: Array.from(document.scripts).map(s => s.src).filter(s => /mathjax/i.test(s)),
+            images: Array.from(document.images).map(i => [i.currentSrc, i.naturalWidth]),
+            links: Array.from(document.querySelectorAll('a[href]')).map(a => a.href),
+            ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+            names: Array.from(document.querySelectorAll('a[name]')).map(e => e.name),
+        })"""
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=False)
+    page.close()
+    info["problems"] = problems
+    return info
+
+
+@pytest.fixture(scope="module")
+def visited(browser: Any, site: str) -> dict[str, dict[str, Any]]:
+    return {p: _visit(browser, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+
+
+def test_pages_are_the_ones_a_reader_starts_from() -> None:
+    chapters = [p for p in PAGES if p.startswith("notebooks/")]
+    assert len(chapters) == len({p.split("/")[1] for p in chapters}) >= 6  # foundations + five papers
+    for back in ("book/reproduction-report", "book/errata", "book/how-to-cite", "book/references"):
+        assert back in PAGES
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_browser_errors_and_images_load(visited: dict[str, dict[str, Any]], page: str) -> None:
+    info = visited[page]
+    assert info["problems"] == [], info["problems"]
+    broken = [src for src, width in info["images"] if width == 0]
+    assert not broken, f"images that did not load: {broken}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("notebooks/")])
+def test_math_is_typeset_offline(visited: dict[str, dict[str, Any]], page: str, site: str) -> None:
+    info = visited[page]
+    assert info["math"] > 0, "a chapter notebook page without equations?"
+    assert info["rawTex"] == [], f"equations left as raw TeX: {info['rawTex'][:3]}"
+    assert info["typeset"] == info["math"]
+    assert info["mathjax"] and all(src.startswith(site) for src in info["mathjax"]), info["mathjax"]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_internal_links_resolve(visited: dict[str, dict[str, Any]], page: str, site: str) -> None:
+    info = visited[page]
+    missing = []
+    for link in sorted(set(info["links"])):
+        if not link.startswith(site):
+            continue
+        target, _, fragment = link.partition("#")
+        path = urllib.parse.unquote(target[len(site):]) or "index.html"
+        file = HTML / path
+        if file.is_dir():
+            file = file / "index.html"
+        if not file.is_file():
+            missing.append(link)
+            continue
+        if fragment and file.suffix == ".html":
+            fragment = urllib.parse.unquote(fragment)
+            if target == info["url"].partition("#")[0]:
+                anchors = set(info["ids"]) | set(info["names"])
+            else:
+                text = file.read_text(encoding="utf-8")
+                anchors = set(re.findall(r'\bid="([^"]+)"', text)) | set(re.findall(r'\bname="([^"]+)"', text))
+            if fragment not in anchors:
+                missing.append(link)
+    assert not missing, f"internal links that do not resolve: {missing}"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("notebooks/")])
+def test_launch_and_download_buttons(visited: dict[str, dict[str, Any]], page: str, site: str) -> None:
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    repo = urllib.parse.urlparse(config["repository"]["url"]).path.strip("/")
+    links = visited[page]["links"]
+    binder = [ln for ln in links if ln.startswith("https://mybinder.org/v2/gh/")]
+    assert binder, "no Binder launch button"
+    assert all(repo in ln and f"{page}.ipynb" in urllib.parse.unquote(ln) for ln in binder), binder
+    downloads = [ln for ln in links if ln.startswith(site) and ln.endswith(".ipynb")]
+    assert downloads, "no download link to the notebook"
+    for link in downloads:
+        assert (HTML / urllib.parse.unquote(link[len(site):])).is_file(), link
+
+
+def test_back_matter_pages_have_real_content(visited: dict[str, dict[str, Any]]) -> None:
+    report = (HTML / "book" / "reproduction-report.html").read_text(encoding="utf-8")
+    counts = re.search(r"all papers</p></td>\s*<td><p>(\d+)</p></td>\s*<td><p>(\d+)</p></td>"
+                       r"\s*<td><p>(\d+)</p></td>\s*<td><p>(\d+)</p></td>", report)
+    assert counts, "the reproduction report has no count row"
+    reproduced, explained, not_reproduced, total = map(int, counts.groups())
+    assert total == reproduced + explained + not_reproduced > 0
+    errata = (HTML / "book" / "errata.html").read_text(encoding="utf-8")
+    assert len(re.findall(r"admonition-title\">Erratum", errata)) >= 10
+    cite = re.sub(r"<[^>]+>", "", (HTML / "book" / "how-to-cite.html").read_text(encoding="utf-8"))
+    assert cite.count("@software{shapley_compendium") == 1
+    for key in ("lemaire2023naive", "anonymous_shapley_compositions", "amoukou_brunel_game_changers",
+                "anonymous_typical_value", "ferrettini2020improving"):
+        assert f"{{{key}," in cite, key
