@@ -34,7 +34,9 @@ tree of the paper's Figure 3a (``z_1`` compares classes 1 and 2, each next balan
 compares the next class with all previous ones).  The paper does not print the sign
 convention; this is the one of Egozcue et al. (2003) and of scikit-bio's ``ilr``.
 Any sequential binary partition (a sign matrix) gives another basis through
-:func:`sbp_basis`.
+:func:`sbp_basis`; :func:`mahalanobis_sbp` builds one from data, by agglomerative
+clustering of the classes on the Mahalanobis distance between them in ILR output space
+(the paper's footnote 6 and Figure 3b).
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ import numpy.typing as npt
 __all__ = [
     "angle",
     "aitchison_mean",
+    "balance_coefficients",
     "check_basis",
     "check_composition",
     "class_composition_p",
     "class_compositions",
+    "class_mahalanobis",
     "closure",
     "clr",
     "clr_inv",
@@ -60,6 +64,8 @@ __all__ = [
     "ilr",
     "ilr_inv",
     "inner",
+    "linkage_sbp",
+    "mahalanobis_sbp",
     "norm",
     "perturb",
     "power",
@@ -421,3 +427,211 @@ def class_compositions(n_parts: int) -> np.ndarray:
     c = np.full((n_parts, n_parts), p)
     np.fill_diagonal(c, 1.0 - (n_parts - 1) * p)
     return c
+
+
+# ---------------------------------------------------------------------------
+# Bifurcation trees from data (paper §5.2, footnote 6, Figure 3b)
+# ---------------------------------------------------------------------------
+
+_SCIPY_METHODS = ("single", "complete", "average", "weighted")
+
+
+def balance_coefficients(signs: npt.ArrayLike) -> np.ndarray:
+    """clr coefficients of the balances of *any* rows of signs, shape ``(N, m)``.
+
+    Row ``j`` of ``signs`` (``(m, N)``, entries in ``{+1, -1, 0}``, at least one of each
+    sign) gives the balance of eq. ``eq-comp-balance`` (Egozcue & Pawlowsky-Glahn, 2005;
+    paper §5.2), ``z_j = sqrt(rs/(r+s)) ln(g(x_+)/g(x_-)) = clr(x) · b_j`` with ``b_j``
+    equal to ``+sqrt(s/(r(r+s)))`` on the ``+`` parts and ``-sqrt(r/(s(r+s)))`` on the
+    ``-`` parts.  Unlike :func:`sbp_basis`, the rows need not form a full sequential
+    binary partition: a balance depends on its own row only, so the coordinates of a few
+    known balances (e.g. the paper's ``p̃_3``, ``p̃_5`` of Figure 4) can be computed
+    without the rest of the tree.  For a full partition the result equals
+    :func:`sbp_basis`.
+    """
+    S = np.asarray(signs)
+    if S.ndim == 1:
+        S = S[None, :]
+    if S.ndim != 2 or S.shape[1] < 2 or S.shape[0] < 1:
+        raise ValueError(f"rows of signs have shape (m, N) with N >= 2, got {np.shape(signs)}")
+    if not np.all(np.isin(S, (-1, 0, 1))):
+        raise ValueError("a sign matrix has entries in {+1, -1, 0} only")
+    S = S.astype(int)
+    r = (S > 0).sum(axis=1).astype(float)
+    s = (S < 0).sum(axis=1).astype(float)
+    if np.any(r == 0) or np.any(s == 0):
+        raise ValueError("every row of signs must have both a +1 and a -1 part")
+    pos = np.sqrt(s / (r * (r + s)))
+    neg = -np.sqrt(r / (s * (r + s)))
+    return np.where(S > 0, pos[:, None], np.where(S < 0, neg[:, None], 0.0)).T
+
+
+def _class_groups(P: npt.ArrayLike, labels: npt.ArrayLike) -> tuple[np.ndarray, list[np.ndarray]]:
+    """ILR (Gram-Schmidt) coordinates of ``P`` and the row indices of each class 0..N-1."""
+    Z = ilr(P)
+    if Z.ndim != 2:
+        raise ValueError(f"expected probabilities of shape (n, N), got {np.shape(P)}")
+    n_classes = Z.shape[1] + 1
+    y = np.asarray(labels)
+    if y.shape != (Z.shape[0],):
+        raise ValueError(f"{y.shape[0] if y.ndim else 0} labels for {Z.shape[0]} rows of probabilities")
+    if not np.issubdtype(y.dtype, np.integer):
+        if y.dtype.kind == "f" and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+            y = y.astype(int)
+        else:
+            raise ValueError("labels must be integer class indices 0 .. N-1")
+    if y.min(initial=0) < 0 or y.max(initial=0) >= n_classes:
+        raise ValueError(f"labels must be class indices 0 .. {n_classes - 1}")
+    idx = [np.flatnonzero(y == k) for k in range(n_classes)]
+    few = [k for k in range(n_classes) if len(idx[k]) < 2]
+    if few:
+        raise ValueError(f"classes {few} have fewer than 2 rows: no covariance can be estimated")
+    return Z, idx
+
+
+def _scatter(Zg: np.ndarray) -> np.ndarray:
+    d = Zg - Zg.mean(axis=0)
+    return d.T @ d
+
+
+def _mahalanobis(mu_a: np.ndarray, mu_b: np.ndarray, cov: np.ndarray) -> float:
+    try:
+        c = np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the pooled covariance of the ILR outputs is singular: too few rows per class, or "
+            "outputs confined to a subspace"
+        ) from None
+    w = np.linalg.solve(c, mu_a - mu_b)
+    return float(np.sqrt(w @ w))
+
+
+def class_mahalanobis(
+    P: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    *,
+    covariance: str = "pair",
+) -> np.ndarray:
+    """Mahalanobis distances between the classes in ILR output space, shape ``(N, N)``.
+
+    ``P`` ``(n, N)``: a classifier's probabilities for ``n`` rows whose true classes are
+    ``labels`` (integers ``0 .. N-1``, at least 2 rows per class).  With ``μ_k`` the mean
+    of ``ilr(P)`` over class ``k`` and ``W_k`` its scatter matrix,
+
+    ``D_jk = sqrt((μ_j - μ_k)ᵀ Σ⁻¹ (μ_j - μ_k))``,
+
+    where ``Σ`` is the pooled within-class covariance: of the pair,
+    ``(W_j + W_k) / (n_j + n_k - 2)`` (``covariance="pair"``: the paper's footnote 6,
+    "assuming that within a pair of classes, the class-conditional densities are
+    logistic-normal (Aitchison & Shen, 1980) with same covariance matrix"), or of all
+    classes, ``Σ_k W_k / (n - N)`` (``covariance="all"``: one metric for every pair).
+    The distance is invariant under any invertible linear change of ILR coordinates, so
+    it does not depend on the orthonormal basis (the Gram-Schmidt one is used).
+    """
+    if covariance not in ("pair", "all"):
+        raise ValueError(f"covariance must be 'pair' or 'all', got {covariance!r}")
+    Z, idx = _class_groups(P, labels)
+    n_classes = len(idx)
+    mus = [Z[i].mean(axis=0) for i in idx]
+    W = [_scatter(Z[i]) for i in idx]
+    shared = sum(W) / (Z.shape[0] - n_classes) if covariance == "all" else None
+    D = np.zeros((n_classes, n_classes))
+    for j in range(n_classes):
+        for k in range(j + 1, n_classes):
+            cov = shared if shared is not None else (W[j] + W[k]) / (len(idx[j]) + len(idx[k]) - 2)
+            D[j, k] = D[k, j] = _mahalanobis(mus[j], mus[k], cov)
+    return D
+
+
+def linkage_sbp(linkage: npt.ArrayLike, n_parts: int) -> np.ndarray:
+    """Sign matrix ``(N-1, N)`` of the bifurcation tree of a scipy linkage matrix.
+
+    Row ``j`` is merge ``j`` of ``linkage`` (``scipy.cluster.hierarchy`` format: row
+    ``j`` joins clusters ``linkage[j, 0]`` and ``linkage[j, 1]``, ids ``>= N`` being
+    earlier merges), so the balances are numbered from the first merge to the root, as
+    in the Gram-Schmidt tree of the paper's Figure 3a (``p̃_1`` is its lowest split).
+    The group holding the smallest class index is the numerator (``+1``), also as in
+    Figure 3a and as the paper reads Figure 4 ("compares class 0 with class 6", "class 1
+    with the group of classes 7 and 8").
+    """
+    Zl = np.asarray(linkage, dtype=float)
+    if Zl.shape != (n_parts - 1, 4) or n_parts < 2:
+        raise ValueError(f"a linkage of {n_parts} classes has shape ({n_parts - 1}, 4), got {Zl.shape}")
+    members: dict[int, list[int]] = {k: [k] for k in range(n_parts)}
+    signs = np.zeros((n_parts - 1, n_parts), dtype=int)
+    for j, (a, b) in enumerate(Zl[:, :2]):
+        ia, ib = int(a), int(b)
+        if ia != a or ib != b or ia not in members or ib not in members or ia == ib:
+            raise ValueError(f"row {j} of the linkage does not join two existing clusters")
+        ga, gb = members.pop(ia), members.pop(ib)
+        if min(gb) < min(ga):
+            ga, gb = gb, ga
+        signs[j, ga] = 1
+        signs[j, gb] = -1
+        members[n_parts + j] = sorted(ga + gb)
+    return signs
+
+
+def mahalanobis_sbp(
+    P: npt.ArrayLike,
+    labels: npt.ArrayLike,
+    *,
+    method: str = "merged",
+    covariance: str = "pair",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bifurcation tree of the classes by agglomerative clustering on Mahalanobis distance.
+
+    Reconstruction of the paper's footnote 6 (§5.2, Figure 3b): "the bifurcation tree is
+    obtained with agglomerative clustering of classes by recursively merging pair of
+    classes based on the Mahalanobis distance in the classifier's output space, assuming
+    that within a pair of classes, the class-conditional densities are logistic-normal
+    (Aitchison & Shen, 1980) with same covariance matrix".  Logistic-normal means
+    Gaussian in ILR coordinates, so each class is summarised by the mean and scatter of
+    ``ilr(P)`` over its rows (see :func:`class_mahalanobis`).
+
+    ``method="merged"`` (default, the literal reading): repeatedly merge the two groups
+    at the smallest Mahalanobis distance, where a merged group is treated as one class
+    (mean and scatter of all its rows) and the covariance is pooled over the pair
+    (``covariance="pair"``) or is the within-class covariance of all ``N`` classes
+    (``"all"``).  ``method`` in ``("single", "complete", "average", "weighted")``:
+    :func:`scipy.cluster.hierarchy.linkage` with that linkage on the class-by-class
+    distances of :func:`class_mahalanobis`.  Ties are broken by the lowest class indices.
+
+    Returns ``(signs, linkage)``: the ``(N-1, N)`` sign matrix (row ``j`` = merge ``j``,
+    :func:`linkage_sbp`; accepted by :func:`sbp_basis`) and the ``(N-1, 4)`` linkage
+    matrix in scipy's format (merge heights = the Mahalanobis distances at merging).
+    """
+    from scipy.cluster import hierarchy
+
+    if covariance not in ("pair", "all"):
+        raise ValueError(f"covariance must be 'pair' or 'all', got {covariance!r}")
+    if method != "merged" and method not in _SCIPY_METHODS:
+        raise ValueError(f"method must be 'merged' or one of {_SCIPY_METHODS}, got {method!r}")
+    if method != "merged":
+        D = class_mahalanobis(P, labels, covariance=covariance)
+        n = D.shape[0]
+        link = hierarchy.linkage(D[np.triu_indices(n, 1)], method=method)
+        return linkage_sbp(link, n), link
+
+    Z, idx = _class_groups(P, labels)
+    n = len(idx)
+    shared = sum(_scatter(Z[i]) for i in idx) / (Z.shape[0] - n) if covariance == "all" else None
+    clusters: dict[int, np.ndarray] = {k: idx[k] for k in range(n)}
+    classes: dict[int, list[int]] = {k: [k] for k in range(n)}
+    link = np.zeros((n - 1, 4))
+    for step in range(n - 1):
+        ids = sorted(clusters, key=lambda c: min(classes[c]))
+        best: tuple[float, int, int] | None = None
+        for u in range(len(ids)):
+            for v in range(u + 1, len(ids)):
+                A, B = Z[clusters[ids[u]]], Z[clusters[ids[v]]]
+                cov = shared if shared is not None else (_scatter(A) + _scatter(B)) / (len(A) + len(B) - 2)
+                d = _mahalanobis(A.mean(axis=0), B.mean(axis=0), cov)
+                if best is None or d < best[0]:
+                    best = (d, ids[u], ids[v])
+        assert best is not None
+        d, a, b = best
+        link[step] = (min(a, b), max(a, b), d, len(classes[a]) + len(classes[b]))
+        clusters[n + step] = np.concatenate([clusters.pop(a), clusters.pop(b)])
+        classes[n + step] = sorted(classes.pop(a) + classes.pop(b))
+    return linkage_sbp(link, n), link

@@ -317,3 +317,189 @@ def test_bad_bases_raise():
 def test_bad_partitions_raise(signs, match):
     with pytest.raises(ValueError, match=match):
         sx.sbp_basis(signs)
+
+
+# ---------------------------------------------------------------------------
+# Bifurcation trees from data: balance_coefficients, class_mahalanobis, linkage_sbp,
+# mahalanobis_sbp (paper §5.2, footnote 6, Figure 3b)
+# ---------------------------------------------------------------------------
+
+
+def _pattern(dim: int, scale: float) -> np.ndarray:
+    """2*dim points ±scale*e_i: mean 0, sample covariance exactly 2 scale²/(2 dim - 1) I."""
+    eye = np.eye(dim)
+    return scale * np.concatenate([eye, -eye])
+
+
+def _probs_from_ilr(Z: np.ndarray) -> np.ndarray:
+    # inverse Gram-Schmidt ILR written out independently: x = C(exp(V z)), V = helmert columns
+    n = Z.shape[1] + 1
+    V = np.zeros((n, n - 1))
+    for j in range(1, n):
+        V[:j, j - 1] = np.sqrt(j / (j + 1.0)) / j
+        V[j, j - 1] = -np.sqrt(j / (j + 1.0))
+    E = np.exp(Z @ V.T)
+    return E / E.sum(axis=1, keepdims=True)
+
+
+def test_balance_coefficients_single_rows_closed_form():
+    b = sx.balance_coefficients([1, -1, 0])
+    assert b.shape == (3, 1)
+    assert np.allclose(b[:, 0], [1 / np.sqrt(2), -1 / np.sqrt(2), 0])
+    # 1 against {7, 8} among 10 parts (the paper's p̃5): +sqrt(2/3) on 1, -sqrt(1/6) on 7 and 8
+    row = np.zeros(10, dtype=int)
+    row[1], row[7], row[8] = 1, -1, -1
+    b = sx.balance_coefficients(row)[:, 0]
+    assert np.isclose(b[1], np.sqrt(2 / 3)) and np.allclose(b[[7, 8]], -np.sqrt(1 / 6))
+    assert np.isclose(b[1], -2 * b[7])  # "half as long as the former" (paper §5.2)
+    # coordinate = sqrt(rs/(r+s)) ln(g+/g-), on a composition
+    x = np.array([0.05, 0.2, 0.05, 0.05, 0.05, 0.1, 0.1, 0.3, 0.05, 0.05])
+    z = sx.clr(x) @ b
+    assert np.isclose(z, np.sqrt(2 / 3) * np.log(x[1] / np.sqrt(x[7] * x[8])))
+
+
+@given(sbps())
+def test_balance_coefficients_equal_sbp_basis_on_full_partitions(signs):
+    assert np.allclose(sx.balance_coefficients(signs), sx.sbp_basis(signs))
+
+
+@pytest.mark.parametrize(
+    "signs, match",
+    [([1, 1, 0], "both"), ([[1, -1, 2]], "entries"), ([[1]], "shape"), (np.zeros((0, 3)), "shape")],
+)
+def test_balance_coefficients_bad_rows(signs, match):
+    with pytest.raises(ValueError, match=match):
+        sx.balance_coefficients(signs)
+
+
+def test_class_mahalanobis_closed_form():
+    # 3 classes in 2 ILR dimensions, each the same ±s pattern around its mean:
+    # pooled covariance = 2 s²/3 I (pair or all), so D_jk = |μ_j - μ_k| / sqrt(2 s²/3)
+    s = 0.5
+    mus = np.array([[0.0, 0.0], [3.0, 0.0], [0.0, -4.0]])
+    Z = np.concatenate([m + _pattern(2, s) for m in mus])
+    y = np.repeat([0, 1, 2], 4)
+    P = _probs_from_ilr(Z)
+    expected = np.linalg.norm(mus[:, None] - mus[None], axis=2) / np.sqrt(2 * s**2 / 3)
+    for cov in ("pair", "all"):
+        assert np.allclose(sx.class_mahalanobis(P, y, covariance=cov), expected)
+
+
+def test_class_mahalanobis_pair_vs_all_covariance():
+    # class 2 is spread 3x wider: the pair (0, 1) only sees classes 0 and 1 with "pair"
+    mus = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 9.0]])
+    scales = [0.5, 0.5, 1.5]
+    Z = np.concatenate([m + _pattern(2, sc) for m, sc in zip(mus, scales)])
+    y = np.repeat([0, 1, 2], 4)
+    P = _probs_from_ilr(Z)
+    pair = sx.class_mahalanobis(P, y, covariance="pair")
+    shared = sx.class_mahalanobis(P, y, covariance="all")
+    assert np.isclose(pair[0, 1], 2.0 / np.sqrt(2 * 0.25 / 3))
+    # all: scatter = 2 s² I per class, pooled over n - N = 9 degrees of freedom
+    var_all = 2 * (0.25 + 0.25 + 2.25) / 9
+    assert np.isclose(shared[0, 1], 2.0 / np.sqrt(var_all))
+    var_02 = 2 * (0.25 + 2.25) / 6
+    assert np.isclose(pair[0, 2], 9.0 / np.sqrt(var_02))
+
+
+def test_class_mahalanobis_does_not_depend_on_the_order_of_the_parts():
+    # relabelling the parts is an orthogonal change of ILR coordinates: distances unchanged
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(4), 30)
+    Z = rng.normal(size=(120, 3)) + 2.0 * rng.normal(size=(4, 3))[y]
+    P = _probs_from_ilr(Z)
+    perm = [2, 0, 3, 1]
+    assert np.allclose(sx.class_mahalanobis(P, y), sx.class_mahalanobis(P[:, perm], y))
+
+
+def _well_separated(rng, n_per=40):
+    # 4 classes (3 ILR dims): {0, 1} close, {2, 3} close, the two pairs far apart,
+    # and 3 closer to 2 than 1 is to 0, so the merges are {2|3}, {0|1}, {0,1|2,3}
+    mus = np.array([[0.0, 0.0, 0.0], [1.5, 0.0, 0.0], [30.0, 0.0, 0.0], [30.0, 0.8, 0.0]])
+    y = np.repeat(np.arange(4), n_per)
+    Z = mus[y] + 0.1 * rng.normal(size=(len(y), 3))
+    return _probs_from_ilr(Z), y
+
+
+@pytest.mark.parametrize("method", ["merged", "single", "complete", "average", "weighted"])
+@pytest.mark.parametrize("covariance", ["pair", "all"])
+def test_mahalanobis_sbp_finds_the_obvious_tree(method, covariance):
+    P, y = _well_separated(np.random.default_rng(0))
+    signs, link = sx.mahalanobis_sbp(P, y, method=method, covariance=covariance)
+    expected = np.array([[0, 0, 1, -1], [1, -1, 0, 0], [1, 1, -1, -1]])
+    assert np.array_equal(signs, expected)
+    assert link.shape == (3, 4) and list(link[:, 3]) == [2, 2, 4]
+    V = sx.sbp_basis(signs)
+    assert np.allclose(V.T @ V, np.eye(3)) and np.allclose(V.sum(axis=0), 0)
+
+
+def test_mahalanobis_sbp_merged_treats_a_merged_pair_as_one_class():
+    # three classes on a line at 0, 1, 10 with tiny spread: {0|1} first, then {0,1 | 2};
+    # the merge height of the second step is the distance between the merged group (its
+    # own mean and scatter) and class 2, computed here by hand with the pair covariance
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 25)
+    Z = np.array([[0.0, 0.0], [1.0, 0.0], [10.0, 0.0]])[y] + 0.05 * rng.normal(size=(75, 2))
+    P = _probs_from_ilr(Z)
+    signs, link = sx.mahalanobis_sbp(P, y)
+    assert np.array_equal(signs, [[1, -1, 0], [1, 1, -1]])
+    Zi = sx.ilr(P)
+    A, B = Zi[y < 2], Zi[y == 2]
+    cov = ((len(A) - 1) * np.cov(A.T) + (len(B) - 1) * np.cov(B.T)) / (len(A) + len(B) - 2)
+    d = A.mean(axis=0) - B.mean(axis=0)
+    assert np.isclose(link[1, 2], np.sqrt(d @ np.linalg.solve(cov, d)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 7), st.integers(0, 2**32 - 1), st.sampled_from(["merged", "average", "single"]),
+       st.sampled_from(["pair", "all"]))
+def test_mahalanobis_sbp_is_always_a_valid_partition(n, seed, method, covariance):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n), 3 * n)
+    Z = rng.normal(size=(len(y), n - 1)) + 3 * rng.normal(size=(n, n - 1))[y]
+    signs, link = sx.mahalanobis_sbp(_probs_from_ilr(Z), y, method=method, covariance=covariance)
+    assert signs.shape == (n - 1, n)
+    V = sx.sbp_basis(signs)  # raises unless a sequential binary partition
+    assert np.abs(V.T @ V - np.eye(n - 1)).max() < 1e-12 and np.abs(V.sum(axis=0)).max() < 1e-12
+    # row j is merge j: its support has linkage[j, 3] classes; the root is the last row
+    assert np.array_equal((signs != 0).sum(axis=1), link[:, 3].astype(int))
+    assert np.all(signs[-1] != 0)
+    # the numerator holds the smallest class index of the split
+    for row in signs:
+        assert row[np.flatnonzero(row)[0]] == 1
+
+
+def test_linkage_sbp_by_hand():
+    # scipy format: merge (1, 3) -> id 4, then (0, 2) -> id 5, then (4, 5) -> root
+    link = np.array([[1, 3, 0.5, 2], [0, 2, 0.7, 2], [4, 5, 1.0, 4]], dtype=float)
+    signs = sx.linkage_sbp(link, 4)
+    assert np.array_equal(signs, [[0, 1, 0, -1], [1, 0, -1, 0], [1, -1, 1, -1]])
+    with pytest.raises(ValueError, match="shape"):
+        sx.linkage_sbp(link, 5)
+    with pytest.raises(ValueError, match="two existing clusters"):
+        sx.linkage_sbp(np.array([[1, 3, 0.5, 2], [1, 2, 0.7, 2], [4, 5, 1.0, 4]], dtype=float), 4)
+
+
+def test_mahalanobis_sbp_bad_input():
+    P, y = _well_separated(np.random.default_rng(0), n_per=5)
+    with pytest.raises(ValueError, match="method"):
+        sx.mahalanobis_sbp(P, y, method="ward")
+    with pytest.raises(ValueError, match="covariance"):
+        sx.mahalanobis_sbp(P, y, covariance="diag")
+    with pytest.raises(ValueError, match="labels for"):
+        sx.mahalanobis_sbp(P, y[:-1])
+    with pytest.raises(ValueError, match="class indices"):
+        sx.mahalanobis_sbp(P, y + 1)
+    y_one = y.copy()
+    y_one[y == 3] = 2
+    y_one[-1] = 3  # class 3 has a single row
+    with pytest.raises(ValueError, match="fewer than 2 rows"):
+        sx.mahalanobis_sbp(P, y_one)
+    bad = P.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        sx.class_mahalanobis(bad, y)
+    with pytest.raises(ValueError, match="singular"):
+        # two rows per class in 3 ILR dimensions: the pair's covariance has rank 2
+        keep = np.concatenate([np.flatnonzero(y == k)[:2] for k in range(4)])
+        sx.class_mahalanobis(P[keep], y[keep])
