@@ -25,22 +25,31 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
+import pandas as pd
 
+from lib import naive_bayes as nbm
 from lib import shapley as sh
 from lib import simplex as sx
 
 __all__ = [
+    "ESTIMATORS",
+    "CountingModel",
     "ShapleyCompositions",
     "adjust_efficiency_compositions",
     "class_logits",
     "class_projections",
     "cosine_matrix",
+    "estimation_errors",
     "exact_shapley_compositions",
     "from_class_projections",
     "ilr_model",
     "logistic",
+    "naive_bayes_ilr_terms",
+    "naive_bayes_shapley_compositions",
     "norms",
     "sample_shapley_compositions",
+    "shap_permutation_compositions",
+    "shap_sampling_compositions",
 ]
 
 Model = Callable[[Any], Any]
@@ -339,3 +348,394 @@ def logistic(z: npt.ArrayLike) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError("logits must be finite")
     return 0.5 * (1.0 + np.tanh(0.5 * arr))
+
+
+# ---------------------------------------------------------------------------
+# Estimation study (chapter 2, notebook 06): counting model evaluations, shap's
+# estimators applied to the ILR coordinates, one run of every estimator at one budget
+# ---------------------------------------------------------------------------
+
+#: The estimators compared by :func:`estimation_errors`, in this order.
+ESTIMATORS = (
+    "Algorithm 1",
+    "Algorithm 1 + adjustment",
+    "Algorithm 2",
+    "Algorithm 2 + adjustment",
+    "shap Sampling (per ILR coordinate)",
+    "shap Permutation (per ILR coordinate)",
+)
+
+
+class CountingModel:
+    """A model wrapper that counts what it is asked: calls, and rows evaluated.
+
+    ``CountingModel(f)(Z)`` returns ``f(Z)`` and adds ``len(Z)`` to :attr:`rows` and 1 to
+    :attr:`calls`.  Used to compare estimators at the same number of *model
+    evaluations* (rows passed to the model), measured rather than assumed.
+    """
+
+    def __init__(self, f: Model) -> None:
+        if not callable(f):
+            raise ValueError("CountingModel needs a callable model")
+        self.f = f
+        self.rows = 0
+        self.calls = 0
+
+    def __call__(self, Z: Any) -> Any:
+        n = len(Z) if hasattr(Z, "__len__") else np.asarray(Z).shape[0]
+        self.rows += int(n)
+        self.calls += 1
+        return self.f(Z)
+
+
+def _check_arrays(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:
+    Xa = np.asarray(X, dtype=float)
+    bg = np.asarray(background, dtype=float)
+    if Xa.ndim == 1:
+        Xa = Xa[None, :]
+    if Xa.ndim != 2 or bg.ndim != 2:
+        raise ValueError(f"X and background must be 2-D arrays, got shapes {Xa.shape} and {bg.shape}")
+    if Xa.shape[0] == 0 or bg.shape[0] == 0:
+        raise ValueError("X and background need at least one row each")
+    if Xa.shape[1] != bg.shape[1]:
+        raise ValueError(f"X has {Xa.shape[1]} features but background has {bg.shape[1]}")
+    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(bg))):
+        raise ValueError("X and background must be finite (no NaN)")
+    return Xa, bg
+
+
+def _import_shap() -> Any:
+    import warnings
+
+    with warnings.catch_warnings():
+        # shap imports tqdm.auto, which warns when ipywidgets is absent (no widgets here)
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        # shap.plots.colors calls matplotlib's soon-deprecated Colormap.set_bad on import
+        warnings.filterwarnings("ignore", category=PendingDeprecationWarning)
+        import shap
+    return shap
+
+
+def _shap_result(
+    g: Model, Xa: np.ndarray, values: np.ndarray, base: np.ndarray, method: str,
+    feature_names: Sequence[str] | None,
+) -> sh.ShapleyResult:
+    outputs = np.asarray(g(Xa), dtype=float)  # f(x) once more: n rows, counted like any other
+    base = np.broadcast_to(np.asarray(base, dtype=float), outputs.shape).copy()
+    return sh.ShapleyResult(
+        values=np.asarray(values, dtype=float).reshape(Xa.shape + outputs.shape[1:]),
+        base_values=base,
+        outputs=outputs,
+        data=Xa,
+        feature_names=list(feature_names) if feature_names is not None else None,
+        method=method,
+    )
+
+
+def shap_sampling_compositions(
+    f: Model,
+    X: Any,
+    background: Any,
+    *,
+    n_samples: int,
+    seed: int,
+    basis: npt.ArrayLike | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+) -> ShapleyCompositions:
+    """Shapley compositions estimated by ``shap.SamplingExplainer`` on ``ilr ∘ f``.
+
+    shap's explainer (Štrumbelj & Kononenko's sampling, a variance-driven second round,
+    and the efficiency adjustment that Appendix E of the Shapley-composition paper
+    adapts) treats each of the ``N-1`` ILR coordinates as a separate output: each
+    coordinate gets its own variance estimates and its own adjustment, whereas eq. 17-19
+    use the *trace* over coordinates (:func:`sample_shapley_compositions`).
+
+    ``n_samples`` is shap's ``nsamples`` per explained row (each sample evaluates the
+    model on 2 rows).  shap draws from numpy's global generator: it is seeded with
+    ``seed`` for the call and restored afterwards.  Cost, in model rows: ``m`` (the mean
+    over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
+    :attr:`ShapleyCompositions.prediction`); count it with :class:`CountingModel`.
+    """
+    if n_samples < 1:
+        raise ValueError("n_samples must be >= 1")
+    Xa, bg = _check_arrays(X, background)
+    V = None if basis is None else np.asarray(basis, dtype=float)
+    g = ilr_model(f, V)
+    shap = _import_shap()
+    state = np.random.get_state()
+    np.random.seed(int(seed))
+    try:
+        explainer = shap.SamplingExplainer(g, bg)
+        values = explainer.shap_values(Xa, nsamples=int(n_samples), silent=True)
+        base = np.asarray(explainer.expected_value, dtype=float)
+    finally:
+        np.random.set_state(state)
+    res = _shap_result(g, Xa, values, base, "shap-sampling", feature_names)
+    V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
+    return _wrap(res, res.values, V, class_names)
+
+
+def shap_permutation_compositions(
+    f: Model,
+    X: Any,
+    background: Any,
+    *,
+    max_evals: int,
+    seed: int,
+    basis: npt.ArrayLike | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+) -> ShapleyCompositions:
+    """Shapley compositions estimated by ``shap.PermutationExplainer`` on ``ilr ∘ f``.
+
+    The masker is ``shap.maskers.Independent`` over *all* background rows, so every
+    coalition is averaged over the whole background (the interventional game of
+    :func:`exact_shapley_compositions`), and random orders are walked forward and
+    backward (antithetic).  Each ILR coordinate is a separate output; efficiency holds by
+    construction (a telescoping sum).  ``max_evals`` counts *masked* evaluations, each of
+    up to ``m`` model rows (shap skips rows whose masked value does not change); it must be
+    at least ``2 d + 1``.  shap's global generator is seeded with ``seed`` and restored.
+    One more evaluation of ``f(x)`` (``n`` rows) fills :attr:`ShapleyCompositions.prediction`.
+    """
+    Xa, bg = _check_arrays(X, background)
+    d = Xa.shape[1]
+    if max_evals < 2 * d + 1:
+        raise ValueError(
+            f"max_evals={max_evals} is less than one forward-and-backward permutation, 2 d + 1 = {2 * d + 1}"
+        )
+    V = None if basis is None else np.asarray(basis, dtype=float)
+    g = ilr_model(f, V)
+    shap = _import_shap()
+    state = np.random.get_state()
+    try:
+        masker = shap.maskers.Independent(bg, max_samples=len(bg))
+        explainer = shap.PermutationExplainer(g, masker, seed=int(seed))
+        ex = explainer(Xa, max_evals=int(max_evals), silent=True)
+    finally:
+        np.random.set_state(state)
+    res = _shap_result(g, Xa, ex.values, ex.base_values, "shap-permutation", feature_names)
+    V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
+    return _wrap(res, res.values, V, class_names)
+
+
+def estimation_errors(
+    f: Model,
+    X: Any,
+    background: Any,
+    exact: ShapleyCompositions,
+    *,
+    n_samples: int,
+    seed: int,
+    min_samples: int = 4,
+    batch_size: int = 8,
+    eps: float = 1e-6,
+    estimators: Sequence[str] = ESTIMATORS,
+) -> pd.DataFrame:
+    """One run of every estimator of :data:`ESTIMATORS` at one budget, scored against ``exact``.
+
+    The budget is ``n_samples`` samples per explained row (2 model rows each) for
+    Algorithms 1-2 (:func:`sample_shapley_compositions`, paper Appendix D; ``min_samples``
+    and ``batch_size`` for Algorithm 2) and for shap's ``SamplingExplainer``; shap's
+    ``PermutationExplainer`` gets the same number of model rows,
+    ``max_evals = 2 n_samples // m`` masked evaluations of ``m`` background rows each
+    (skipped when that is less than one permutation, ``2 d + 1``).  ``estimators`` selects
+    a subset (the results of each do not depend on which others run).  The adjusted variants
+    (Appendix E, eq. 18-19, ``eps``) reuse the draws of the unadjusted ones, at no extra
+    evaluation.  Every model call goes through a :class:`CountingModel`.  Seeds are
+    derived from ``(seed, n_samples, estimator)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator: ``estimator``, ``samples`` (the nominal budget),
+        ``seed``, ``rows_per_instance`` (measured model rows / number of rows explained),
+        ``mean_distance`` and ``max_distance`` (Aitchison distance between estimated and
+        exact compositions, over rows and features), ``efficiency_gap`` (largest
+        ``d_a(base ⊕ φ̂(1) ⊕ … ⊕ φ̂(d), f(x))``).
+    """
+    Xa, bg = _check_arrays(X, background)
+    n, d = Xa.shape
+    m = bg.shape[0]
+    if exact.compositions.shape[:2] != (n, d):
+        raise ValueError(
+            f"exact compositions have shape {exact.compositions.shape[:2]} for {n} rows and {d} features"
+        )
+    unknown = [e for e in estimators if e not in ESTIMATORS]
+    if unknown:
+        raise ValueError(f"unknown estimator(s) {unknown}; choose among {list(ESTIMATORS)}")
+    wanted = set(estimators)
+    target = exact.compositions
+    records: list[dict[str, Any]] = []
+
+    def record(name: str, est: ShapleyCompositions, counter: CountingModel) -> None:
+        if name not in wanted:
+            return
+        dist = sx.distance(est.compositions, target)
+        records.append({
+            "estimator": name,
+            "samples": int(n_samples),
+            "seed": int(seed),
+            "rows_per_instance": counter.rows / n,
+            "mean_distance": float(dist.mean()),
+            "max_distance": float(dist.max()),
+            "efficiency_gap": float(est.efficiency_gap().max()),
+        })
+
+    for k, (allocation, label) in enumerate((("uniform", "Algorithm 1"), ("variance", "Algorithm 2"))):
+        if not wanted & {label, label + " + adjustment"}:
+            continue
+        counter = CountingModel(f)
+        raw = sample_shapley_compositions(
+            counter, Xa, bg, max_samples=int(n_samples), rng=np.random.default_rng([seed, n_samples, k]),
+            allocation=allocation, min_samples=min_samples, batch_size=batch_size,  # type: ignore[arg-type]
+        )
+        assert raw.shapley.variances is not None
+        adjusted = adjust_efficiency_compositions(
+            raw.ilr_values, raw.shapley.variances, raw.shapley.outputs - raw.shapley.base_values, eps=eps
+        )
+        record(label, raw, counter)
+        record(label + " + adjustment", _replace_values(raw, adjusted), counter)
+    if ESTIMATORS[4] in wanted:
+        shap_seed = int(np.random.SeedSequence([seed, n_samples, 2]).generate_state(1)[0])
+        counter = CountingModel(f)
+        est = shap_sampling_compositions(counter, Xa, bg, n_samples=n_samples, seed=shap_seed)
+        record(ESTIMATORS[4], est, counter)
+    max_evals = 2 * int(n_samples) // m
+    if ESTIMATORS[5] in wanted and max_evals >= 2 * d + 1:
+        shap_seed = int(np.random.SeedSequence([seed, n_samples, 3]).generate_state(1)[0])
+        counter = CountingModel(f)
+        est = shap_permutation_compositions(counter, Xa, bg, max_evals=max_evals, seed=shap_seed)
+        record(ESTIMATORS[5], est, counter)
+    return pd.DataFrame.from_records(records)
+
+
+def _replace_values(res: ShapleyCompositions, ilr_values: np.ndarray) -> ShapleyCompositions:
+    import dataclasses
+
+    return dataclasses.replace(res, ilr_values=np.asarray(ilr_values, dtype=float))
+
+
+# ---------------------------------------------------------------------------
+# Naive Bayes: Shapley compositions in closed form (chapter 2, notebook 07)
+# ---------------------------------------------------------------------------
+
+
+def _nb_tables(model: Any) -> nbm.NaiveBayesTables:
+    if isinstance(model, nbm.NaiveBayesTables):
+        return model
+    tables = getattr(model, "tables_", None)
+    if isinstance(tables, nbm.NaiveBayesTables):
+        return tables
+    raise TypeError(
+        "expected lib.naive_bayes.NaiveBayesTables or a fitted WeightedNaiveBayes (with .tables_), "
+        f"got {type(model).__name__}"
+    )
+
+
+def naive_bayes_ilr_terms(
+    model: nbm.NaiveBayesTables | nbm.WeightedNaiveBayes,
+    basis: npt.ArrayLike | None = None,
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The ILR coordinates of a weighted naive Bayes posterior, as a sum of table terms.
+
+    For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., eq. 1;
+    book eq. ``eq-nb-posterior``) the normalising constant is a scale factor, which
+    log-ratios ignore, so in the Aitchison geometry the posterior is a perturbation of
+    powered compositions, ``P(Y | x) = π ⊕ ⊕_i w_i ⊙ L_i(x_i)`` with
+    ``L_i(p) = C(P(X_i = p | Y = 1), …, P(X_i = p | Y = K))``, and
+
+    ``ilr P(Y | x) = ilr π + Σ_i w_i ilr L_i(x_i)``  (book eq. ``eq-comp-nb-additive``).
+
+    Returns
+    -------
+    prior
+        ``ilr π``, shape ``(K-1,)``.
+    terms
+        One array per variable, shape ``(P_i, K-1)``: row ``p`` is ``w_i ilr L_i(p)``.
+    """
+    tables = _nb_tables(model)
+    K = len(tables.classes)
+    V = sx.helmert_basis(K) if basis is None else sx.check_basis(basis, K)
+    prior = sx.ilr(tables.prior, V)
+    terms = [w * sx.ilr(lik, V) for w, lik in zip(np.asarray(tables.weights, dtype=float), tables.likelihood)]
+    return prior, terms
+
+
+def naive_bayes_shapley_compositions(
+    model: nbm.NaiveBayesTables | nbm.WeightedNaiveBayes,
+    parts: npt.ArrayLike,
+    background: npt.ArrayLike | None = None,
+    *,
+    basis: npt.ArrayLike | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[str] | None = None,
+) -> ShapleyCompositions:
+    """Exact Shapley compositions of a weighted naive Bayes, in closed form, at linear cost.
+
+    The game is the paper's (Shapley-composition paper, eq. 5-7): the value of a coalition
+    ``S`` is the Aitchison expectation ``E^A[f(x_S, X_{-S})] = ilr^{-1} E[ilr f(x_S, X_{-S})]``
+    with the absent variables taken from a background (interventional, book eq.
+    ``eq-found-interventional``).  Because ``ilr f`` is a constant plus one term per
+    variable (:func:`naive_bayes_ilr_terms`), the marginal contribution of variable ``i``
+    is the same for every coalition, and the Shapley composition is
+
+    ``φ(i) = ilr^{-1}( w_i (ilr L_i(x_i) − E_B[ilr L_i(B_i)]) ) = w_i ⊙ (L_i(x_i) ⊖ E^A_B[L_i(B_i)])``
+
+    (book eq. ``eq-comp-nb-shapley``).  For two classes and the Gram-Schmidt basis its single
+    ILR coordinate is ``1/√2`` times Lemaire et al.'s eq. 10 (book eq. ``eq-nb-shapley``,
+    :func:`lib.naive_bayes.shapley_values`) with the first class as the positive class.
+
+    Cost: ``O(Σ_i P_i K)`` for the tables, then ``O(n d K)`` gathers for ``n`` rows; no
+    enumeration of coalitions, no sampling.
+
+    Parameters
+    ----------
+    model
+        :class:`lib.naive_bayes.NaiveBayesTables`, or a fitted
+        :class:`lib.naive_bayes.WeightedNaiveBayes` (its ``tables_``).
+    parts
+        ``(n, d)`` integer part indices of the rows to explain (``WeightedNaiveBayes.transform``).
+    background
+        ``(m, d)`` part indices of the background rows; ``None`` (default) takes the
+        expectation under the tables' ``part_prob`` (``P(X_i = p)``, the training
+        frequencies: the expectation of Lemaire et al.'s eq. 10), which equals the
+        training rows as background.
+    basis
+        ILR basis ``(K, K-1)``; default Gram-Schmidt.  The compositions do not depend on it.
+
+    Returns
+    -------
+    ShapleyCompositions
+        ``shapley.method == "naive-bayes-closed-form"``; ``prediction`` is the model's
+        posterior (eq. 1), ``base`` the Aitchison mean of the predictions over the background.
+    """
+    tables = _nb_tables(model)
+    K = len(tables.classes)
+    V = sx.helmert_basis(K) if basis is None else sx.check_basis(basis, K)
+    parts_arr = tables.check_parts(parts)
+    if parts_arr.shape[0] == 0:
+        raise ValueError("parts has no rows to explain")
+    prior, terms = naive_bayes_ilr_terms(tables, V)
+    if background is None:
+        expected = [pp @ t for pp, t in zip(tables.part_prob, terms)]
+    else:
+        bg = tables.check_parts(background)
+        if bg.shape[0] == 0:
+            raise ValueError("background has no rows: the absent variables need values to average over")
+        expected = [t[bg[:, i]].mean(axis=0) for i, t in enumerate(terms)]
+    observed = np.stack([t[parts_arr[:, i]] for i, t in enumerate(terms)], axis=1)  # (n, d, K-1)
+    values = observed - np.stack(expected)[None, :, :]
+    n = parts_arr.shape[0]
+    base = np.broadcast_to(prior + np.sum(expected, axis=0), (n, K - 1)).copy()
+    outputs = prior + observed.sum(axis=1)
+    names = list(feature_names) if feature_names is not None else list(tables.feature_names)
+    if len(names) != parts_arr.shape[1]:
+        raise ValueError(f"{len(names)} feature names for {parts_arr.shape[1]} variables")
+    res = sh.ShapleyResult(
+        values=values, base_values=base, outputs=outputs, data=parts_arr, feature_names=names,
+        method="naive-bayes-closed-form",
+    )
+    if class_names is None:
+        class_names = [str(c) for c in tables.classes]
+    return _wrap(res, values, V, class_names)

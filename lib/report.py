@@ -44,6 +44,8 @@ __all__ = [
 
 REGISTRY = Path("data") / "derived" / "reproduction.yaml"
 STATUSES = ("reproduced", "explained deviation", "not reproduced")
+#: Paper cells of a claims table meaning the paper states nothing there (the row is skipped).
+NOT_PUBLISHED = ("", "not claimed")
 REPORT_COLUMNS = [
     "paper",
     "table",
@@ -182,7 +184,8 @@ def classify(
 def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     """One registered table in the report's long form (one row per published number).
 
-    Rows whose paper value is empty are skipped: the paper did not publish that number.
+    Rows whose paper value is empty (or, in a claims table, "not claimed") are skipped:
+    the paper did not publish that number.
     """
     root = Path(root) if root is not None else _repo_root()
     path = root / "data" / "derived" / spec.csv
@@ -205,6 +208,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         item = " / ".join(str(row[k]) for k in spec.key if str(row[k]) != "")
         note = spec.explanation(item)
         if spec.kind == "claims":
+            if row[spec.paper_column].strip().lower() in NOT_PUBLISHED:
+                continue  # a finding of ours that the paper does not state
             holds = _truthy(row[spec.holds_column])
             status = "reproduced" if holds else ("explained deviation" if note else "not reproduced")
             records.append(

@@ -270,3 +270,200 @@ def test_bad_models_raise():
         cp.exact_shapley_compositions(good, X, bg, class_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="one shape"):
         cp.adjust_efficiency_compositions(np.zeros((1, 2, 2)), np.zeros((1, 2, 1)), np.zeros((1, 2)))
+
+
+# ---------------------------------------------------------------------------
+# Naive Bayes in closed form (notebook 07): against the 2^d enumeration of an
+# independently written posterior, the two-class reduction to Lemaire et al.'s eq. 10,
+# and errors
+# ---------------------------------------------------------------------------
+
+from lib import naive_bayes as nbm  # noqa: E402
+
+
+def _random_tables(rng, d, K, n_bg):
+    """Random weighted naive Bayes tables; part_prob = the frequencies of a background."""
+    n_parts = rng.integers(2, 5, size=d)
+    lik = [rng.dirichlet(np.ones(p), size=K).T for p in n_parts]  # (P_i, K), columns sum to 1
+    bg = np.stack([rng.integers(0, p, size=n_bg) for p in n_parts], axis=1)
+    part_prob = [np.bincount(bg[:, i], minlength=p) / n_bg for i, p in enumerate(n_parts)]
+    tables = nbm.NaiveBayesTables(
+        feature_names=[f"v{i}" for i in range(d)], classes=np.arange(K), prior=rng.dirichlet(np.ones(K)),
+        likelihood=lik, part_prob=part_prob, weights=rng.uniform(0, 1, size=d),
+    )
+    return tables, bg, n_parts
+
+
+def _posterior(tables):
+    """Eq. 1 of Lemaire et al. written out (not lib): P(Y | parts) by a closed softmax."""
+
+    def f(parts):
+        parts = np.asarray(parts).astype(int)
+        s = np.tile(np.log(tables.prior), (len(parts), 1))
+        for i, lik in enumerate(tables.likelihood):
+            s += tables.weights[i] * np.log(lik[parts[:, i]])
+        return _c(np.exp(s - s.max(axis=1, keepdims=True)))
+
+    return f
+
+
+nb_cases = st.tuples(st.integers(1, 5), st.integers(2, 5), st.integers(1, 12), st.integers(0, 2**31))
+
+
+@settings(max_examples=40, deadline=None)
+@given(nb_cases)
+def test_naive_bayes_closed_form_is_the_exact_shapley_composition(case):
+    d, K, n_bg, seed = case
+    rng = np.random.default_rng(seed)
+    tables, bg, n_parts = _random_tables(rng, d, K, n_bg)
+    X = np.stack([rng.integers(0, p, size=3) for p in n_parts], axis=1)
+    f = _posterior(tables)
+    exact = cp.exact_shapley_compositions(f, X, bg)
+    closed = cp.naive_bayes_shapley_compositions(tables, X, bg)
+    np.testing.assert_allclose(closed.ilr_values, exact.ilr_values, atol=1e-10)
+    np.testing.assert_allclose(sx.clr(closed.base), sx.clr(exact.base), atol=1e-10)
+    np.testing.assert_allclose(closed.prediction, f(X), atol=1e-12)
+    assert np.all(closed.efficiency_gap() < 1e-10)
+    # background=None uses part_prob, here the background's own frequencies
+    default = cp.naive_bayes_shapley_compositions(tables, X)
+    np.testing.assert_allclose(default.ilr_values, closed.ilr_values, atol=1e-12)
+    # the compositions do not depend on the basis
+    V = sx.sbp_basis(sx.helmert_sbp(K)[:, ::-1])
+    other = cp.naive_bayes_shapley_compositions(tables, X, bg, basis=V)
+    np.testing.assert_allclose(sx.clr(other.compositions), sx.clr(closed.compositions), atol=1e-10)
+
+
+def test_naive_bayes_matches_the_brute_force_in_the_simplex():
+    rng = np.random.default_rng(4)
+    tables, bg, n_parts = _random_tables(rng, 3, 4, 7)
+    x = np.array([n_parts[0] - 1, 0, 1])
+    closed = cp.naive_bayes_shapley_compositions(tables, x[None, :], bg)
+    expected = brute_force(_posterior(tables), x, bg)  # eq. 5-7 over the 3! orders, no ILR
+    np.testing.assert_allclose(sx.clr(closed.compositions[0]), sx.clr(expected), atol=1e-10)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 5), st.integers(0, 2**31))
+def test_two_classes_reduce_to_lemaire_eq_10_over_sqrt_2(d, seed):
+    rng = np.random.default_rng(seed)
+    tables, bg, n_parts = _random_tables(rng, d, 2, 9)
+    X = np.stack([rng.integers(0, p, size=4) for p in n_parts], axis=1)
+    closed = cp.naive_bayes_shapley_compositions(tables, X)
+    phi, base = nbm.shapley_values(tables, X, positive=tables.classes[0])
+    np.testing.assert_allclose(closed.ilr_values[:, :, 0], phi / np.sqrt(2), atol=1e-12)
+    np.testing.assert_allclose(sx.ilr(closed.base)[:, 0], base / np.sqrt(2), atol=1e-12)
+    # by hand, for one cell: λ with the first class positive, expectation under P(X_i)
+    lik, pp, w = tables.likelihood[0], tables.part_prob[0], tables.weights[0]
+    lam = np.log(lik[:, 0] / lik[:, 1])
+    assert closed.ilr_values[0, 0, 0] == pytest.approx(w * (lam[X[0, 0]] - pp @ lam) / np.sqrt(2), abs=1e-12)
+
+
+def test_naive_bayes_accepts_a_fitted_model_and_predicts_like_it():
+    rng = np.random.default_rng(0)
+    import pandas as pd
+
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.choice(["u", "v", "w"], size=60)})
+    y = rng.choice(["p", "q", "r"], size=60)
+    model = nbm.WeightedNaiveBayes(n_bins=3, weights=[0.3, 0.9]).fit(X, y)
+    parts = model.transform(X.iloc[:5])
+    res = cp.naive_bayes_shapley_compositions(model, parts, model.transform(X))
+    np.testing.assert_allclose(res.prediction, model.predict_proba(X.iloc[:5]), atol=1e-12)
+    assert res.class_names == ["p", "q", "r"] and res.feature_names == ["a", "b"]
+    prior, terms = cp.naive_bayes_ilr_terms(model)
+    assert prior.shape == (2,) and [t.shape for t in terms] == [(3, 2), (3, 2)]
+
+
+def test_naive_bayes_bad_input_raises():
+    rng = np.random.default_rng(1)
+    tables, bg, n_parts = _random_tables(rng, 2, 3, 5)
+    good = np.zeros((1, 2), dtype=int)
+    with pytest.raises(ValueError, match="shape \\(n, 2\\)"):
+        cp.naive_bayes_shapley_compositions(tables, np.zeros((1, 3), dtype=int))
+    with pytest.raises(ValueError, match="out of range"):
+        cp.naive_bayes_shapley_compositions(tables, np.array([[0, 9]]))
+    with pytest.raises(ValueError, match="integers"):
+        cp.naive_bayes_shapley_compositions(tables, np.array([[0.0, 1.0]]))
+    with pytest.raises(ValueError, match="no rows"):
+        cp.naive_bayes_shapley_compositions(tables, good, np.zeros((0, 2), dtype=int))
+    with pytest.raises(ValueError, match="no rows"):
+        cp.naive_bayes_shapley_compositions(tables, np.zeros((0, 2), dtype=int))
+    with pytest.raises(ValueError, match="out of range"):
+        cp.naive_bayes_shapley_compositions(tables, good, np.array([[-1, 0]]))
+    with pytest.raises(ValueError, match="basis"):
+        cp.naive_bayes_shapley_compositions(tables, good, basis=sx.helmert_basis(4))
+    with pytest.raises(ValueError, match="class names"):
+        cp.naive_bayes_shapley_compositions(tables, good, class_names=["a", "b"])
+    with pytest.raises(ValueError, match="feature names"):
+        cp.naive_bayes_shapley_compositions(tables, good, feature_names=["a"])
+    with pytest.raises(TypeError, match="NaiveBayesTables"):
+        cp.naive_bayes_shapley_compositions(nbm.WeightedNaiveBayes(), good)  # not fitted
+    with pytest.raises(ValueError, match="zero"):  # a zero likelihood is refused by the tables
+        nbm.NaiveBayesTables(feature_names=["v"], classes=np.arange(2), prior=np.array([0.5, 0.5]),
+                             likelihood=[np.array([[1.0, 0.5], [0.0, 0.5]])], part_prob=[np.array([0.5, 0.5])],
+                             weights=np.ones(1))
+
+
+# ---------------------------------------------------------------------------
+# The estimation study (notebook 06): counting, shap on the ILR coordinates
+# ---------------------------------------------------------------------------
+
+
+def test_counting_model_counts_rows_and_calls():
+    f = random_model(np.random.default_rng(0), 2, 3)
+    c = cp.CountingModel(f)
+    np.testing.assert_allclose(c(np.zeros((5, 2))), f(np.zeros((5, 2))))
+    c(np.zeros((2, 2)))
+    assert (c.rows, c.calls) == (7, 2)
+    with pytest.raises(ValueError, match="callable"):
+        cp.CountingModel(3)
+
+
+def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
+    rng = np.random.default_rng(3)
+    f = random_model(rng, 3, 4)
+    X, bg = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
+    for allocation in ("uniform", "variance"):
+        c = cp.CountingModel(f)
+        cp.sample_shapley_compositions(c, X, bg, max_samples=40, rng=rng, allocation=allocation, batch_size=3)
+        assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
+
+
+def test_shap_estimators_on_the_ilr_coordinates():
+    rng = np.random.default_rng(5)
+    tables, bg, n_parts = _random_tables(rng, 3, 3, 6)
+    X = np.stack([rng.integers(0, p, size=2) for p in n_parts], axis=1)
+    f = _posterior(tables)
+    closed = cp.naive_bayes_shapley_compositions(tables, X, bg)
+    # ilr ∘ f is additive: one forward-and-backward permutation is already exact
+    c = cp.CountingModel(f)
+    perm = cp.shap_permutation_compositions(c, X.astype(float), bg.astype(float), max_evals=7, seed=0)
+    np.testing.assert_allclose(perm.ilr_values, closed.ilr_values, atol=1e-10)
+    assert 0 < c.rows <= 2 * 7 * len(bg) + 2 + len(bg)
+    # SamplingExplainer: unbiased, and efficient after shap's adjustment
+    samp = cp.shap_sampling_compositions(f, X.astype(float), bg.astype(float), n_samples=3000, seed=0)
+    assert sx.distance(samp.compositions, closed.compositions).max() < 0.1
+    assert samp.efficiency_gap().max() < 1e-4
+    state = np.random.get_state()[1].copy()
+    cp.shap_sampling_compositions(f, X.astype(float), bg.astype(float), n_samples=50, seed=1)
+    np.testing.assert_array_equal(np.random.get_state()[1], state)  # global generator restored
+    with pytest.raises(ValueError, match="2 d \\+ 1"):
+        cp.shap_permutation_compositions(f, X.astype(float), bg.astype(float), max_evals=6, seed=0)
+    with pytest.raises(ValueError, match="features"):
+        cp.shap_sampling_compositions(f, X.astype(float), bg[:, :2].astype(float), n_samples=10, seed=0)
+
+
+def test_estimation_errors_table():
+    rng = np.random.default_rng(8)
+    f = random_model(rng, 2, 3)
+    X, bg = rng.normal(size=(2, 2)), rng.normal(size=(5, 2))
+    exact = cp.exact_shapley_compositions(f, X, bg)
+    table = cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0,
+                                 estimators=cp.ESTIMATORS[:5])
+    assert list(table["estimator"]) == list(cp.ESTIMATORS[:5])
+    assert np.all(table["rows_per_instance"].iloc[:4] == (2 * 64 * 2 + 5 + 2) / 2)
+    raw, adj = table.set_index("estimator").loc[["Algorithm 2", "Algorithm 2 + adjustment"], "efficiency_gap"]
+    assert adj <= 1e-5 * raw
+    sub = cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["Algorithm 2"])
+    assert sub["mean_distance"].iloc[0] == table.set_index("estimator").loc["Algorithm 2", "mean_distance"]
+    with pytest.raises(ValueError, match="unknown estimator"):
+        cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])

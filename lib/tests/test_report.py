@@ -53,7 +53,7 @@ def test_report_counts_by_construction(tmp_path: Path) -> None:
             "f,cos,0.10,0.19,0.09",  # reproduced (cos tol 0.1)
         ]
     )
-    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nz,yes,partly,False\n"
+    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nz,yes,partly,False\nw,not claimed,yes,True\n"
     tables = [
         dict(csv="t1.csv", paper="p1", table="T1", shown_in="nb/one", key=["name", "quantity"],
              tolerance={"norm": 0.05, "cos": 0.1}, tolerance_by="quantity", explained={"c*": "cause c"}),

@@ -124,6 +124,11 @@ def _visit(browser: Any, url: str, shot: str) -> dict[str, Any]:
     )
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=False)
+    figure = page.locator("figure img")
+    if figure.count():
+        # a second screenshot centred on the page's first numbered figure
+        figure.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / f"{shot}--figure.png"), full_page=False)
     page.close()
     info["problems"] = problems
     return info
