@@ -42,10 +42,12 @@ from .shapley import ShapleyResult
 
 __all__ = [
     "NaiveBayesTables",
+    "ShapleyLookup",
     "WeightedNaiveBayes",
     "class_log_ratios",
     "log_odds_terms",
     "multiclass_shapley",
+    "shapley_lookup",
     "shapley_result",
     "shapley_values",
     "weight_of_evidence",
@@ -125,13 +127,22 @@ class NaiveBayesTables:
             raise ValueError(
                 f"expected part indices of shape (n, {len(self.feature_names)}), got {arr.shape}"
             )
-        if arr.dtype.kind not in "iu":
-            raise ValueError("part indices must be integers (use WeightedNaiveBayes.transform)")
-        bad = (arr < 0) | (arr >= np.array(self.n_parts))
-        if bad.any():
-            j = int(np.flatnonzero(bad.any(axis=0))[0])
-            raise ValueError(f"variable {self.feature_names[j]!r} has part indices out of range")
-        return arr.astype(np.int64)
+        return _check_part_indices(arr, np.array(self.n_parts), self.feature_names)
+
+
+def _check_part_indices(arr: np.ndarray, n_parts: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Integer part indices within ``[0, P_i)`` per column, as int64 (no copy if already).
+
+    The range check is a column-wise min/max first (cheap on the 48,842 x 14 Adult
+    matrix); the element-wise mask is built only to name the offending variable.
+    """
+    if arr.dtype.kind not in "iu":
+        raise ValueError("part indices must be integers (use WeightedNaiveBayes.transform)")
+    if arr.size and (arr.min() < 0 or np.any(arr.max(axis=0) >= n_parts)):
+        bad = (arr < 0) | (arr >= n_parts)
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        raise ValueError(f"variable {names[j]!r} has part indices out of range")
+    return arr.astype(np.int64, copy=False)
 
 
 def _positive_index(tables: NaiveBayesTables, positive: Any) -> int:
@@ -218,10 +229,8 @@ def shapley_values(
         ``LR(x) = base_value + Σ_m φ_m`` (efficiency).
     """
     parts = tables.check_parts(parts)
-    bias, ratios = class_log_ratios(tables, positive)
-    expected = _expected_terms(tables, ratios)
-    values = _gather(ratios, parts) * tables.weights - expected
-    return values, float(bias + expected.sum())
+    lookup = shapley_lookup(tables, [positive])
+    return lookup._gather(parts, 0), float(lookup.base_values[0])
 
 
 def shapley_result(
@@ -262,10 +271,103 @@ def multiclass_shapley(
     summary
         ``(n, d)``: ``Σ_c |φ_m(c vs rest)|``, Lemaire et al.'s multiclass extension.
     """
-    per_class = np.stack(
-        [shapley_values(tables, parts, c)[0] for c in tables.classes], axis=-1
-    )
+    per_class = shapley_lookup(tables).values(parts)
     return per_class, np.abs(per_class).sum(axis=-1)
+
+
+@dataclass(frozen=True)
+class ShapleyLookup:
+    """Eq. 10 of Lemaire et al. tabulated: the Shapley value of every part of every
+    variable, for each class as the positive class (§5.3: "precompute the log(P(X|C))
+    per variable and per interval ... as well as the expectation term").
+
+    Build it with :func:`shapley_lookup`; :meth:`values` then explains any number of
+    rows with one gather.
+
+    Attributes
+    ----------
+    feature_names
+        The ``d`` variables.
+    classes
+        The ``C`` positive classes tabulated.
+    table
+        ``(Σ_i P_i, C)``: row ``offsets[i] + p`` holds ``φ_i`` of a row whose variable
+        ``i`` falls in part ``p``, ``w_i (λ_i(p) − Σ_q P(X_i = q) λ_i(q))``.
+    offsets
+        ``(d,)``: where each variable's parts start in ``table``.
+    n_parts
+        ``(d,)``: ``P_i``.
+    base_values
+        ``(C,)``: ``v(∅)`` of eq. 12 for each class (efficiency:
+        ``LR_c(x) = base_values[c] + Σ_i φ_i(x)``).
+    """
+
+    feature_names: list[str]
+    classes: np.ndarray
+    table: np.ndarray
+    offsets: np.ndarray
+    n_parts: np.ndarray
+    base_values: np.ndarray
+
+    def _gather(self, parts: np.ndarray, k: int | None = None) -> np.ndarray:
+        # parts already checked; np.take along axis 0 of the (Σ P_i, C) table is a
+        # contiguous row copy, much faster than fancy indexing here
+        flat = parts + self.offsets
+        if k is None:
+            return np.take(self.table, flat, axis=0)
+        return np.take(np.ascontiguousarray(self.table[:, k]), flat)
+
+    def values(self, parts: np.typing.ArrayLike) -> np.ndarray:
+        """Shapley values (eq. 10) of every row, variable and tabulated class:
+        ``(n, d, C)``, ``[..., c]`` for ``classes[c]`` against the rest."""
+        arr = np.asarray(parts)
+        if arr.ndim != 2 or arr.shape[1] != len(self.feature_names):
+            raise ValueError(
+                f"expected part indices of shape (n, {len(self.feature_names)}), got {arr.shape}"
+            )
+        return self._gather(_check_part_indices(arr, self.n_parts, self.feature_names))
+
+
+def shapley_lookup(tables: NaiveBayesTables, classes: Sequence[Any] | None = None) -> ShapleyLookup:
+    """Tabulate eq. 10 (Lemaire et al.) per part and class: cost ``O(C Σ_i P_i)``, once.
+
+    Parameters
+    ----------
+    tables
+        The model.
+    classes
+        The positive classes to tabulate (each against the rest); default all of
+        ``tables.classes``.
+
+    The per-part log-ratios ``λ_i`` (:func:`class_log_ratios`) and the expectation term
+    ``w_i Σ_p P(X_i = p) λ_i(p)`` are computed here once, so that explaining ``n`` rows
+    is a gather of ``n d C`` numbers (:meth:`ShapleyLookup.values`) — the precomputation
+    the paper suggests in §5.3.  :func:`shapley_values` and :func:`multiclass_shapley`
+    use it.
+    """
+    chosen = list(tables.classes) if classes is None else list(classes)
+    if not chosen:
+        raise ValueError("classes must name at least one class")
+    n_parts = np.array(tables.n_parts, dtype=np.int64)
+    offsets = np.cumsum(n_parts) - n_parts
+    table = np.empty((int(n_parts.sum()), len(chosen)))
+    base = np.empty(len(chosen))
+    for k, c in enumerate(chosen):
+        bias, ratios = class_log_ratios(tables, c)
+        expected = _expected_terms(tables, ratios)
+        for i, r in enumerate(ratios):
+            # w_i λ_i(p) − w_i E[λ_i]: the same operations, in the same order, as the
+            # gather-then-subtract of eq. 10, so the values are bit-identical
+            table[offsets[i]:offsets[i] + n_parts[i], k] = r * tables.weights[i] - expected[i]
+        base[k] = bias + expected.sum()
+    return ShapleyLookup(
+        feature_names=list(tables.feature_names),
+        classes=np.asarray(chosen),
+        table=table,
+        offsets=offsets,
+        n_parts=n_parts,
+        base_values=base,
+    )
 
 
 # ---------------------------------------------------------------------------

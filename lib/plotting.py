@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "figure_path", "save_figure"]
+__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "figure_path", "save_figure", "shapley_bars"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -131,4 +131,41 @@ def bifurcation_tree(ax: Axes, signs: np.typing.ArrayLike, labels: Sequence[str]
     ax.set_xlim(-0.6, n - 0.4)
     ax.set_ylim(-0.8, n - 0.4)
     ax.axis("off")
+    return ax
+
+
+def shapley_bars(
+    ax: Axes,
+    values: np.typing.ArrayLike,
+    labels: Sequence[str],
+    *,
+    title: str | None = None,
+    xlabel: str = "Shapley value",
+    max_label: int = 32,
+    colors: tuple[str, str] = ("tab:blue", "tab:red"),
+) -> Axes:
+    """Horizontal bar chart of one instance's Shapley values (chapter 1, Figure 1 of
+    Lemaire et al.), one bar per variable, top to bottom in the order given.
+
+    Positive values are drawn in ``colors[0]``, negative ones in ``colors[1]``, with a
+    vertical line at zero; labels longer than ``max_label`` characters are cut with
+    ``...``.  Returns ``ax``.  ``ValueError`` if ``values`` is not a finite 1-D array or
+    ``labels`` has another length.
+    """
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 1 or not np.all(np.isfinite(vals)):
+        raise ValueError(f"values must be a finite 1-D array, got shape {vals.shape}")
+    if len(labels) != len(vals):
+        raise ValueError(f"{len(labels)} labels for {len(vals)} values")
+    if max_label < 4:
+        raise ValueError("max_label must be at least 4")
+    shown = [s if len(s) <= max_label else s[: max_label - 3] + "..." for s in map(str, labels)]
+    pos = np.arange(len(vals))
+    ax.barh(pos, vals, color=[colors[0] if v > 0 else colors[1] for v in vals])
+    ax.set_yticks(pos, shown)
+    ax.set_ylim(len(vals) - 0.5, -0.5)  # first value on top
+    ax.axvline(0.0, color="black", lw=0.8)
+    ax.set_xlabel(xlabel)
+    if title is not None:
+        ax.set_title(title)
     return ax
