@@ -416,3 +416,103 @@ def test_grouping_bad_input_and_categoricals():
 def test_group_summary():
     s = co.group_summary([[0, 1], [1, 2], [3]], 4)
     assert s == {"n_groups": 3, "mean_size": 5 / 3, "max_size": 2, "n_coalitions": 1 + 3 + 2 + 1}
+
+
+# ------------------------------------------------------------------ model-based grouping (Algorithm 1)
+
+
+def _interaction_model(Z):
+    """f = g(x0, x1) + h(x2): a strong x0-x1 interaction plus a weak additive x2."""
+    Z = np.asarray(Z, dtype=float)
+    return (3 * Z[:, 0] * Z[:, 1] + 0.5 * Z[:, 2] > 0).astype(int)
+
+
+def _gaussian(n=2000, d=3, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+def test_fidelity_one_group_is_one_and_ignored_attribute_is_free():
+    X = _gaussian()
+    # one group: each row is replaced by a row of the same predicted class
+    assert co.permutation_fidelity(_interaction_model, X, [[0, 1, 2]]) == 1.0
+
+    def only_01(Z):
+        Z = np.asarray(Z)
+        return (Z[:, 0] * Z[:, 1] > 0).astype(int)
+
+    # x2 is ignored: randomising it changes nothing
+    assert co.permutation_fidelity(only_01, X, [[0, 1], [2]]) == 1.0
+
+
+def test_fidelity_all_singletons_is_chance_agreement():
+    # a balanced binary model, every attribute randomised: agreement p^2 + (1-p)^2 ~ 0.5
+    X = _gaussian(n=4000)
+    fid = co.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
+    p = _interaction_model(X).mean()
+    assert abs(fid - (p**2 + (1 - p) ** 2)) < 0.03
+
+
+def test_fidelity_dataframe_matches_array():
+    rng = np.random.default_rng(3)
+    df = pd.DataFrame({"a": pd.Categorical(rng.choice(["x", "y", "z"], 500)), "b": rng.normal(size=500)})
+
+    def f(Z):
+        codes = Z["a"].cat.codes.to_numpy() if isinstance(Z, pd.DataFrame) else np.asarray(Z)[:, 0]
+        b = Z["b"].to_numpy() if isinstance(Z, pd.DataFrame) else np.asarray(Z)[:, 1]
+        return ((codes == 1) ^ (b > 0)).astype(int)
+
+    arr = co.numeric_matrix(df)
+    for groups in ([[0], [1]], [[0, 1]]):
+        assert co.permutation_fidelity(f, df, groups) == co.permutation_fidelity(f, arr, groups)
+
+
+def test_model_groups_finds_interaction_structure():
+    X = _gaussian()
+    for alpha in (0.05, 0.2):
+        assert co.model_groups(_interaction_model, X, alpha) == ((0, 1), (2,))
+    assert co.find_groups(X, "Model", 0.2, predict=_interaction_model) == ((0, 1), (2,))
+
+
+def test_model_groups_threshold_extremes():
+    X = _gaussian()
+    base = co.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
+    # Delta = base + alpha > 1 cannot be reached: every attribute a singleton
+    assert co.model_groups(_interaction_model, X, 1 - base + 0.05) == ((0,), (1,), (2,))
+    # Delta just below 1: no removal keeps every prediction, one group of all
+    assert co.model_groups(_interaction_model, X, 1 - base - 1e-3) == ((0, 1, 2),)
+
+
+def test_model_groups_partition_trace_and_cost():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(600, 5))
+    calls = co.CallCounter(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
+    trace: list = []
+    gs = co.model_groups(calls, X, 0.1, trace=trace)
+    co.check_groups(gs, 5)  # a partition: disjoint and covering, else ValueError
+    assert sorted(i for g in gs for i in g) == list(range(5))
+    # one call for the labels + one per distinct grouping evaluated (memoised)
+    assert calls.calls == 1 + len(trace)
+    assert len({t["groups"] for t in trace}) == len(trace)
+    # at most 1 + sum over steps of |R| evaluations: O(d^2)
+    assert len(trace) <= 1 + 5 * 6
+
+
+def test_model_groups_bad_input():
+    X = _gaussian(n=50)
+    for bad in (0.0, 1.0):
+        with pytest.raises(ValueError, match="alpha"):
+            co.model_groups(_interaction_model, X, bad)
+    with pytest.raises(ValueError, match="predict"):
+        co.find_groups(X, "Model", 0.1)
+    with pytest.raises(ValueError, match="only apply"):
+        co.find_groups(X, "PCA", 0.1, seed=3)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        co.model_groups(_interaction_model, Xn, 0.1)
+    with pytest.raises(ValueError, match="overlap"):
+        co.permutation_fidelity(_interaction_model, X, [[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="max_rows"):
+        co.model_groups(_interaction_model, X, 0.1, max_rows=1)
+    assert co.model_groups(_interaction_model, X, 0.1, max_rows=30)  # a sample of rows works
+    assert co.ALL_METHODS[-1] == "Model" and set(co.ALL_METHODS[:-1]) == set(co.GROUP_METHODS)
