@@ -28,6 +28,8 @@ naive_bayes
     Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., eq. 10).
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
+kernel_comparison
+    KernelSHAP against the closed form: the protocol of Lemaire et al.'s Table 3.
 report
     The reproduction report: every published number the book reproduces, classified.
 """
@@ -42,6 +44,7 @@ __all__ = [
     "coalitional",
     "compositions",
     "data",
+    "kernel_comparison",
     "khiops_nb",
     "naive_bayes",
     "plotting",

@@ -20,6 +20,7 @@ Status of one number (:func:`classify`):
 
 from __future__ import annotations
 
+import fnmatch
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -66,7 +67,9 @@ class TableSpec:
     ``key`` names the columns that identify a number (joined with " / " into its item
     name); ``tolerance`` is absolute, either one number or a mapping from the value of
     the ``tolerance_by`` column to a number; ``explained`` maps an item name (or a
-    prefix of it ending in ``*``) to the cause of its deviation.
+    shell-style pattern, e.g. ``"PC1 / *"``) to the cause of its deviation; items matching
+    a pattern of ``exclude`` are shown by the chapter but are not results of the paper (a
+    protocol setting, or a number another table already counts) and are left out.
     """
 
     csv: str
@@ -81,6 +84,7 @@ class TableSpec:
     tolerance: float | Mapping[str, float] = 0.0
     tolerance_by: str | None = None
     explained: Mapping[str, str] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
     index_column: bool = False
 
     def __post_init__(self) -> None:
@@ -110,9 +114,16 @@ class TableSpec:
 
     def explanation(self, item: str) -> str | None:
         for pattern, note in self.explained.items():
-            if pattern == item or (pattern.endswith("*") and item.startswith(pattern[:-1])):
+            if _matches(item, pattern):
                 return str(note)
         return None
+
+    def excluded(self, item: str) -> bool:
+        return any(_matches(item, pattern) for pattern in self.exclude)
+
+
+def _matches(item: str, pattern: str) -> bool:
+    return item == pattern or fnmatch.fnmatchcase(item, pattern)
 
 
 def _read_registry(path: str | Path | None, root: str | Path | None) -> tuple[Path, dict[str, Any]]:
@@ -139,6 +150,7 @@ def load_registry(path: str | Path | None = None, root: str | Path | None = None
     for entry in raw["tables"]:
         entry = dict(entry)
         entry["key"] = tuple(entry.get("key", ()))
+        entry["exclude"] = tuple(entry.get("exclude", ()))
         unknown = set(entry) - set(TableSpec.__dataclass_fields__)
         if unknown:
             raise ValueError(f"{path}: unknown field(s) {sorted(unknown)} in entry {entry.get('csv')!r}")
@@ -206,6 +218,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     records = []
     for _, row in frame.iterrows():
         item = " / ".join(str(row[k]) for k in spec.key if str(row[k]) != "")
+        if spec.excluded(item):
+            continue
         note = spec.explanation(item)
         if spec.kind == "claims":
             if row[spec.paper_column].strip().lower() in NOT_PUBLISHED:

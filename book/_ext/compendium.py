@@ -18,6 +18,7 @@ Registered as a local extension in ``_config.yml`` (``sphinx: local_extensions``
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,26 @@ def admonitions(lines: list[str]) -> list[tuple[str, list[str]]]:
     return found
 
 
+_DOC_ROLE = re.compile(r"\{doc\}`(?P<text>[^`<]*?<)?(?P<target>[^`<>]+)(?P<close>>?)`")
+
+
+def absolute_doc_links(lines: list[str], page: str) -> list[str]:
+    """Rewrite relative ``{doc}`` targets of a page's text so they resolve from any page.
+
+    An admonition copied from ``notebooks/ch/nb`` onto the errata page would otherwise look
+    for ``{doc}`other``` next to the errata page.
+    """
+    folder = posixpath.dirname(page)
+
+    def fix(match: re.Match[str]) -> str:
+        target = match["target"].strip()
+        if not target.startswith("/"):
+            target = "/" + posixpath.normpath(posixpath.join(folder, target))
+        return f"{{doc}}`{match['text'] or ''}{target}{match['close']}`"
+
+    return [_DOC_ROLE.sub(fix, line) for line in lines]
+
+
 def _section(title: str, ident: str) -> nodes.section:
     section = nodes.section(ids=[ident])
     section += nodes.title(text=title)
@@ -125,7 +146,7 @@ class ErrataList(Directive):
                 if caption != last_caption:
                     lines += [f"**{caption}**", ""]
                     last_caption = caption
-                lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *block, ""]
+                lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *absolute_doc_links(block, name), ""]
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out

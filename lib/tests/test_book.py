@@ -180,3 +180,14 @@ def test_chapters_with_known_errata_have_them(chapter: str) -> None:
         lines, _ = compendium._page_text(REPO_ROOT, str(nb.relative_to(REPO_ROOT).with_suffix("")))
         count += sum(t.startswith("Erratum") for t, _ in compendium.admonitions(lines))
     assert count >= 1
+
+
+def test_errata_links_are_made_absolute() -> None:
+    fix = _compendium().absolute_doc_links
+    lines = ["see {doc}`02-woe-vs-shapley` and {doc}`the data <../00-foundations/02-data>`,",
+             "{doc}`/book/errata` stays"]
+    assert fix(lines, "notebooks/01-naive-bayes/03-kernelshap") == [
+        "see {doc}`/notebooks/01-naive-bayes/02-woe-vs-shapley` and "
+        "{doc}`the data </notebooks/00-foundations/02-data>`,",
+        "{doc}`/book/errata` stays",
+    ]

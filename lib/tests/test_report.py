@@ -51,12 +51,14 @@ def test_report_counts_by_construction(tmp_path: Path) -> None:
             "d,cos,0.50,,",  # ours missing: not reproduced
             "e,cos,,0.3,",  # the paper publishes nothing here: skipped
             "f,cos,0.10,0.19,0.09",  # reproduced (cos tol 0.1)
+            "g,setting,5,5,0",  # excluded: a protocol setting, not a result
         ]
     )
     claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nz,yes,partly,False\nw,not claimed,yes,True\n"
     tables = [
         dict(csv="t1.csv", paper="p1", table="T1", shown_in="nb/one", key=["name", "quantity"],
-             tolerance={"norm": 0.05, "cos": 0.1}, tolerance_by="quantity", explained={"c*": "cause c"}),
+             tolerance={"norm": 0.05, "cos": 0.1}, tolerance_by="quantity", explained={"c*": "cause c"},
+             exclude=["* / setting"]),
         dict(csv="t2.csv", paper="p2", table="T2", shown_in="nb/two", key=["claim"], kind="claims",
              explained={"z": "cause z"}),
     ]

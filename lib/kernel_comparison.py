@@ -1,0 +1,572 @@
+"""KernelSHAP against the exact Shapley values of a naive Bayes (Lemaire et al., §5.3, Table 3).
+
+Lemaire, Clérot & Boullé compare their analytic Shapley values (eq. 10, a game on the
+*log-odds*) with ``shap.KernelExplainer`` run on the classifier's *probability* output
+``P(Y_1 | X)``: for 1000 random rows, with ``N_k`` background ("knowledge table") rows,
+they take as global importance of a variable the mean of its absolute local values over
+the explained rows, and report the Pearson and Kendall (``scipy.stats.kendalltau``,
+τ-b) correlations between the two vectors of global importances (Lemaire et al., §5.3,
+Table 3; Figure 3 draws them for TwoNorm).
+
+This module holds that protocol as functions:
+
+* :func:`choose_rows` — the explained rows and the background rows (seeded);
+* :func:`naive_bayes_output` — the model as a black box on *part indices*: probability
+  of the positive class (eq. 1) and/or log-odds (eq. 2);
+* :func:`kernel_shap` — ``shap.KernelExplainer`` run knowingly (no L1 feature selection,
+  no silent background cap, seeded, identity link, multi-output shapes);
+* :func:`background_shapley_values` — eq. 10 with the expectation taken over the
+  background rows instead of the training frequencies: the exact interventional Shapley
+  value of the log-odds for the background KernelSHAP sees;
+* :func:`global_importance`, :func:`normalised`, :func:`correlations`,
+  :func:`local_errors`;
+* :func:`table3_protocol` — all of it for one data set, returning a :class:`Table3Run`.
+
+Only the model's selected variables are explained
+-------------------------------------------------
+Khiops' selective naive Bayes uses ``d`` of the data set's variables; the others have
+weight zero and do not enter the model's output at all. For the game of any output of
+the model they are *null players*: ``v(S ∪ {j}) = v(S)`` for every ``S``, so their
+Shapley value is exactly 0, for eq. 10 as for the probability game
+(:func:`expand_to_inputs` puts those zeros back). KernelSHAP run on the raw inputs would
+still spend samples on them and return small non-zero estimates, and a pair of
+variables both worth 0 would add ties to the rank correlation; so, as Khiops' own
+Shapley values do, we explain the ``d`` selected variables only, by handing KernelSHAP
+the model as a function of the ``d`` part indices (a raw value maps to one part, so
+replacing a raw value by a background row's value is replacing its part index by that
+row's part index: the game is unchanged).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import kendalltau, pearsonr
+
+from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms, shapley_values
+from .shapley import ShapleyResult
+
+__all__ = [
+    "OUTPUTS",
+    "Table3Run",
+    "background_shapley_values",
+    "choose_rows",
+    "correlations",
+    "expand_to_inputs",
+    "global_importance",
+    "kernel_shap",
+    "local_errors",
+    "naive_bayes_output",
+    "normalised",
+    "table3_protocol",
+]
+
+#: The outputs :func:`naive_bayes_output` can give: ``P(Y_1 | x)`` (eq. 1, what the paper
+#: hands to KernelSHAP) and ``log P(Y_1 | x) / P(Y_0 | x)`` (eq. 2, eq. 10's value function).
+OUTPUTS = ("proba", "log-odds")
+
+Output = Literal["proba", "log-odds"]
+
+
+# ---------------------------------------------------------------------------
+# Rows
+# ---------------------------------------------------------------------------
+
+
+def choose_rows(
+    n_rows: int, n_explain: int, n_background: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """The explained rows and the background ("knowledge table") rows of Table 3.
+
+    Lemaire et al., §5.3, Table 3: the Shapley values are computed on 1000 randomly chosen
+    rows, with ``N_k`` rows as KernelSHAP's background. Each set is drawn without
+    replacement, independently of the other (a row may be in both, as when ``N_k = N``);
+    asking for at least ``n_rows`` rows gives all of them. Indices are sorted.
+
+    Returns
+    -------
+    explain, background
+        Integer index arrays of lengths ``min(n_explain, n_rows)`` and
+        ``min(n_background, n_rows)``.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
+    for name, v in (("n_rows", n_rows), ("n_explain", n_explain), ("n_background", n_background)):
+        if int(v) != v or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+
+    def draw(k: int) -> np.ndarray:
+        if k >= n_rows:
+            return np.arange(n_rows)
+        return np.sort(rng.choice(n_rows, size=k, replace=False))
+
+    explain = draw(int(n_explain))
+    background = draw(int(n_background))
+    return explain, background
+
+
+# ---------------------------------------------------------------------------
+# The model as a black box on part indices
+# ---------------------------------------------------------------------------
+
+
+def _additive_sum_numpy(codes: np.ndarray, tables: list[np.ndarray]) -> np.ndarray:
+    out = np.zeros(codes.shape[0])
+    for j, t in enumerate(tables):
+        out += t[codes[:, j]]
+    return out
+
+
+try:  # numba comes with shap (its own kernels use it); a plain numpy loop otherwise
+    import numba
+
+    @numba.njit(cache=False, nogil=True)
+    def _additive_sum_numba(codes: np.ndarray, flat: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        n, d = codes.shape
+        out = np.empty(n)
+        for i in range(n):
+            s = 0.0
+            for j in range(d):
+                s += flat[offsets[j] + codes[i, j]]
+            out[i] = s
+        return out
+
+except ImportError:  # pragma: no cover - numba is a dependency of shap
+    _additive_sum_numba = None
+
+
+class _NaiveBayesOutput:
+    """Callable: ``(r, d)`` part indices -> ``(r,)`` or ``(r, k)`` outputs."""
+
+    def __init__(self, bias: float, terms: list[np.ndarray], n_parts: list[int], outputs: tuple[str, ...],
+                 use_numba: bool):
+        self.bias = bias
+        self.terms = terms
+        self.n_parts = np.array(n_parts)
+        self.outputs = outputs
+        self.flat = np.concatenate(terms) if terms else np.zeros(0)
+        self.offsets = np.concatenate([[0], np.cumsum(n_parts)[:-1]]).astype(np.int64) if terms else np.zeros(0, np.int64)
+        self.use_numba = use_numba and _additive_sum_numba is not None
+
+    def codes(self, Z: Any) -> np.ndarray:
+        arr = np.asarray(Z)
+        if arr.ndim == 1:
+            arr = arr[None, :]
+        if arr.ndim != 2 or arr.shape[1] != len(self.terms):
+            raise ValueError(f"expected part indices of shape (r, {len(self.terms)}), got {arr.shape}")
+        if arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)):
+                raise ValueError("part indices must be finite")
+            ints = np.rint(arr)
+            if np.any(ints != arr):
+                raise ValueError("part indices must be whole numbers")
+            arr = ints.astype(np.int64)
+        elif arr.dtype.kind not in "iu":
+            raise ValueError(f"part indices must be integers, got dtype {arr.dtype}")
+        if arr.size and (arr.min() < 0 or np.any(arr.max(axis=0) >= self.n_parts)):
+            raise ValueError("part indices out of range")
+        return arr
+
+    def log_odds(self, Z: Any) -> np.ndarray:
+        codes = self.codes(Z)
+        if self.use_numba:
+            s = _additive_sum_numba(np.ascontiguousarray(codes), self.flat, self.offsets)
+        else:
+            s = _additive_sum_numpy(codes, self.terms)
+        return self.bias + s
+
+    def __call__(self, Z: Any) -> np.ndarray:
+        lo = self.log_odds(Z)
+        cols = []
+        for o in self.outputs:
+            # P(Y_1 | x) = 1 / (1 + exp(-LR)) for two classes (eq. 1 divided through by its numerator)
+            cols.append(1.0 / (1.0 + np.exp(-lo)) if o == "proba" else lo)
+        return cols[0] if len(cols) == 1 else np.column_stack(cols)
+
+
+def naive_bayes_output(
+    tables: NaiveBayesTables,
+    positive: Any,
+    outputs: Output | Sequence[Output] = "proba",
+    *,
+    use_numba: bool = True,
+) -> Callable[[Any], np.ndarray]:
+    """A two-class weighted naive Bayes as a black-box function of part indices.
+
+    The returned callable maps an ``(r, d)`` array of part indices (integers, or floats
+    holding whole numbers, as shap passes them) to
+
+    * ``"proba"``: ``P(Y_1 | x)`` of Lemaire et al., eq. 1 — the output the paper hands to
+      KernelSHAP (§5.3);
+    * ``"log-odds"``: ``log P(Y_1 | x) / P(Y_0 | x) = log P(Y_1)/P(Y_0) + Σ_i w_i λ_i(x_i)``,
+      eq. 2 — the value function of eq. 10;
+
+    shape ``(r,)`` for one output, ``(r, k)`` for a sequence of ``k`` outputs (in that
+    order). With two classes eq. 1 is the logistic function of eq. 2, so both come from one
+    table look-up per variable (vectorised; with numba, which shap brings, a compiled
+    loop — the same sums, as the tests check).
+
+    Khiops' ``predict_proba`` adds a final Laplace correction
+    (:func:`lib.khiops_nb.output_laplace`), an increasing affine map ``p -> (p + a)/(1 + b)``
+    of eq. 1: it scales every Shapley value of the probability game by ``1/(1 + b)``
+    (``1 - 7e-4`` on crx) and leaves the correlations of Table 3 unchanged, so we explain
+    eq. 1 itself.
+    """
+    if len(tables.classes) != 2:
+        raise ValueError(
+            f"Table 3's outputs are those of a two-class model; this one has {len(tables.classes)} classes"
+        )
+    outs = (outputs,) if isinstance(outputs, str) else tuple(outputs)
+    if not outs or any(o not in OUTPUTS for o in outs):
+        raise ValueError(f"outputs must be among {OUTPUTS}, got {outputs!r}")
+    bias, ratios = class_log_ratios(tables, positive)
+    terms = [w * r for w, r in zip(tables.weights, ratios)]
+    return _NaiveBayesOutput(bias, terms, tables.n_parts, outs, use_numba)
+
+
+# ---------------------------------------------------------------------------
+# KernelSHAP, run knowingly
+# ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _seeded_global_numpy(seed: int) -> Iterator[None]:
+    """shap's KernelExplainer samples coalitions with numpy's *global* generator
+    (``np.random.choice``, ``np.random.permutation``): seed it for the call, then put
+    the caller's state back."""
+    state = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        np.random.set_state(state)
+
+
+@contextmanager
+def _quiet_shap_logger() -> Iterator[None]:
+    """KernelExplainer logs a warning for any background of more than 100 rows; Table 3
+    uses up to 1000 on purpose."""
+    logger = logging.getLogger("shap")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def kernel_shap(
+    f: Callable[[Any], Any],
+    X: np.typing.ArrayLike,
+    background: np.typing.ArrayLike,
+    *,
+    seed: int,
+    nsamples: int | Literal["auto"] = "auto",
+    l1_reg: bool | str | float = False,
+    link: Literal["identity", "logit"] = "identity",
+    progress: bool = False,
+) -> ShapleyResult:
+    """KernelSHAP estimates (Lundberg & Lee, 2017) of the Shapley values of ``f``, as
+    Lemaire et al. use them in §5.3 (Table 3), with shap's pitfalls handled:
+
+    * ``l1_reg=False`` by default: shap's default (``"num_features(10)"`` since 0.47)
+      keeps at most 10 features and gives the others exactly 0 — unfair with ``d > 10``
+      variables (TwoNorm 20, Spam ~30);
+    * the whole ``background`` is used: we pass a plain array (KernelExplainer keeps every
+      row; shap's *maskers*, used by ``shap.Explainer``, would silently keep 100) and check
+      that shap holds all of it;
+    * ``link="identity"`` by default: ``link="logit"`` explains ``logit(E_b[p])``, not
+      ``E_b[logit p]`` — another game, not eq. 10's (see the chapter's notebook);
+    * seeded: shap draws coalitions from numpy's *global* generator, which is seeded with
+      ``seed`` for this call and restored afterwards;
+    * ``nsamples="auto"`` is shap's ``2 d + 2048``; when it reaches ``2**d - 2`` every
+      coalition is enumerated and the estimate is the exact Shapley value of the game
+      with this background;
+    * multi-output ``f`` (``(r, k)``): values ``(n, d, k)``, shap's current shape.
+
+    Returns
+    -------
+    ShapleyResult
+        ``values`` ``(n, d)`` or ``(n, d, k)``; ``base_values`` shap's ``expected_value``
+        (the mean output over the background), ``outputs`` ``f(X)``.
+    """
+    import shap  # imported lazily: importing shap is slow
+
+    X = np.asarray(X)
+    background = np.asarray(background)
+    if X.ndim != 2 or background.ndim != 2:
+        raise ValueError(f"X and background must be 2-D arrays, got shapes {X.shape} and {background.shape}")
+    if X.shape[0] == 0 or background.shape[0] == 0:
+        raise ValueError("X and background need at least one row each")
+    if X.shape[1] != background.shape[1]:
+        raise ValueError(f"X has {X.shape[1]} columns and background {background.shape[1]}")
+    for name, arr in (("X", X), ("background", background)):
+        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} has NaN or infinite values")
+    if nsamples != "auto" and (int(nsamples) != nsamples or nsamples < 2):
+        raise ValueError(f"nsamples must be 'auto' or an integer >= 2, got {nsamples!r}")
+    if link not in ("identity", "logit"):
+        raise ValueError(f"link must be 'identity' or 'logit', got {link!r}")
+    with _quiet_shap_logger(), _seeded_global_numpy(seed):
+        explainer = shap.KernelExplainer(f, background, link=link)
+        if explainer.data.data.shape[0] != background.shape[0]:  # pragma: no cover - shap's behaviour
+            raise RuntimeError("shap did not keep the whole background")
+        values = np.asarray(explainer.shap_values(X, nsamples=nsamples, l1_reg=l1_reg, silent=not progress))
+    outputs = np.asarray(f(X), dtype=float)
+    base = np.broadcast_to(np.asarray(explainer.expected_value, dtype=float), outputs.shape).copy()
+    return ShapleyResult(values=values, base_values=base, outputs=outputs, data=X,
+                         method=f"kernelshap-nsamples-{nsamples}")
+
+
+# ---------------------------------------------------------------------------
+# Exact values for a given background, and the comparison
+# ---------------------------------------------------------------------------
+
+
+def background_shapley_values(
+    tables: NaiveBayesTables,
+    parts: np.typing.ArrayLike,
+    background_parts: np.typing.ArrayLike,
+    positive: Any,
+) -> tuple[np.ndarray, float]:
+    """Eq. 10 with the expectation over the background rows (Lemaire et al., eq. 10; §5.3).
+
+    ``φ_m = w_m (λ_m(x_m) − mean_b λ_m(b_m))``: eq. 10 with the empirical distribution of
+    the background rows in place of ``P(X_m)``. Because the log-odds is additive
+    (eq. 2), this is the exact interventional Shapley value of the log-odds game that
+    KernelSHAP estimates with that background; with the training rows as background it
+    is eq. 10 itself (:func:`lib.naive_bayes.shapley_values`).
+
+    Returns ``values`` ``(n, d)`` and the base value ``mean_b LR(b)``.
+    """
+    bias, terms_x = log_odds_terms(tables, parts, positive)
+    _, terms_b = log_odds_terms(tables, background_parts, positive)
+    if terms_b.shape[0] == 0:
+        raise ValueError("background_parts has no rows")
+    mean_b = terms_b.mean(axis=0)
+    return terms_x - mean_b, float(bias + mean_b.sum())
+
+
+def _check_values(values: np.typing.ArrayLike, name: str = "values") -> np.ndarray:
+    v = np.asarray(values, dtype=float)
+    if v.ndim not in (2, 3):
+        raise ValueError(f"{name} must be (n, d) or (n, d, k), got shape {v.shape}")
+    if v.shape[0] == 0:
+        raise ValueError(f"{name} has no rows")
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"{name} has NaN or infinite entries")
+    return v
+
+
+def global_importance(values: np.typing.ArrayLike) -> np.ndarray:
+    """Global Shapley importance: the mean absolute local value of each variable over the
+    explained rows (Lemaire et al., §5.3, Table 3 and Figure 3).
+
+    ``values`` ``(n, d)`` -> ``(d,)``; ``(n, d, k)`` -> ``(d, k)``.
+    """
+    return np.abs(_check_values(values)).mean(axis=0)
+
+
+def normalised(importance: np.typing.ArrayLike) -> np.ndarray:
+    """Global importances divided by their sum (the "normalized global Shapley values"
+    of Lemaire et al., Figure 3), so that two methods on different scales — log-odds and
+    probability — can be drawn together."""
+    g = np.asarray(importance, dtype=float)
+    if g.ndim != 1 or g.size == 0:
+        raise ValueError(f"importance must be a non-empty vector, got shape {g.shape}")
+    if not np.all(np.isfinite(g)) or np.any(g < 0):
+        raise ValueError("importances must be finite and non-negative")
+    total = g.sum()
+    if total <= 0:
+        raise ValueError("all importances are zero: nothing to normalise")
+    return g / total
+
+
+def correlations(a: np.typing.ArrayLike, b: np.typing.ArrayLike, *, tie_rtol: float = 1e-10) -> dict[str, float]:
+    """Pearson (``scipy.stats.pearsonr``) and Kendall τ-b (``scipy.stats.kendalltau``, its
+    default) correlations between two vectors of global importances (Lemaire et al., §5.3,
+    Table 3; τ-b as in their footnote 6).
+
+    Ranks need ties to be ties: importances equal in exact arithmetic can differ in their
+    last bits (tic-tac-toe's four corner squares, equal by symmetry, differ by ``1e-16``),
+    and τ-b would then rank them by rounding noise. For Kendall, each vector is therefore
+    rounded to ``tie_rtol`` times its largest absolute value first (values closer than
+    that are tied); Pearson uses the values as they are.
+    """
+    x = np.asarray(a, dtype=float)
+    y = np.asarray(b, dtype=float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ValueError(f"expected two vectors of the same length, got shapes {x.shape} and {y.shape}")
+    if x.size < 2:
+        raise ValueError("a correlation needs at least two variables")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("importances have NaN or infinite entries")
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        raise ValueError("a constant vector has no correlation")
+    if not 0 <= tie_rtol < 1:
+        raise ValueError("tie_rtol must be in [0, 1)")
+
+    def tied(v: np.ndarray) -> np.ndarray:
+        if tie_rtol == 0:
+            return v
+        step = tie_rtol * np.abs(v).max()
+        return np.round(v / step)
+
+    # τ-b is a ratio of integer counts: round away float noise (0.9999999999999998)
+    return {"pearson": float(pearsonr(x, y).statistic),
+            "kendall": round(float(kendalltau(tied(x), tied(y)).statistic), 12)}
+
+
+def local_errors(estimate: np.typing.ArrayLike, exact: np.typing.ArrayLike) -> dict[str, float]:
+    """How far estimated local Shapley values are from exact ones: the largest absolute
+    error, the root-mean-square error, and the RMS error relative to the RMS of the exact
+    values (all over every row and variable)."""
+    e = _check_values(estimate, "estimate")
+    x = _check_values(exact, "exact")
+    if e.shape != x.shape:
+        raise ValueError(f"estimate {e.shape} and exact {x.shape} differ in shape")
+    err = e - x
+    rms = float(np.sqrt(np.mean(err**2)))
+    scale = float(np.sqrt(np.mean(x**2)))
+    return {"max_abs": float(np.abs(err).max()), "rms": rms, "relative_rms": rms / scale if scale > 0 else math.inf}
+
+
+def expand_to_inputs(values: np.typing.ArrayLike, used: Sequence[str], inputs: Sequence[str]) -> np.ndarray:
+    """Local values of the model's ``used`` variables, placed among all ``inputs``, with
+    exactly 0 for the inputs the model does not use (null players: the model's output does
+    not depend on them, so neither does any coalition's value)."""
+    v = _check_values(values)
+    used, inputs = list(used), list(inputs)
+    if v.shape[1] != len(used):
+        raise ValueError(f"values have {v.shape[1]} columns for {len(used)} used variables")
+    missing = [u for u in used if u not in inputs]
+    if missing or len(set(used)) != len(used):
+        raise ValueError(f"used variables must be distinct inputs; not inputs: {missing}")
+    out = np.zeros((v.shape[0], len(inputs)) + v.shape[2:])
+    out[:, [inputs.index(u) for u in used]] = v
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The protocol for one data set
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Table3Run:
+    """One data set of Table 3 (Lemaire et al., §5.3): local values on the explained rows.
+
+    Attributes
+    ----------
+    feature_names
+        The model's ``d`` variables.
+    weights
+        Their weights ``w_i``.
+    explain, background
+        Row indices (into the data set) of the explained and background rows.
+    ours
+        Eq. 10 (expectation over the training frequencies), ``(n, d)``.
+    ours_background
+        Eq. 10 with the expectation over the background rows
+        (:func:`background_shapley_values`), ``(n, d)``.
+    kernel_proba, kernel_log_odds
+        KernelSHAP on ``P(Y_1|x)`` (the paper's) and on the log-odds (ours), ``(n, d)``,
+        from one run on the two-output model (the same sampled coalitions for both).
+    nsamples
+        KernelSHAP's ``nsamples`` argument.
+    exhaustive
+        Whether that budget enumerates every coalition (``nsamples >= 2**d - 2``), i.e.
+        KernelSHAP is then exact for its background.
+    """
+
+    feature_names: list[str]
+    weights: np.ndarray
+    explain: np.ndarray
+    background: np.ndarray
+    ours: np.ndarray
+    ours_background: np.ndarray
+    kernel_proba: np.ndarray
+    kernel_log_odds: np.ndarray
+    nsamples: int | str
+    exhaustive: bool
+
+    def global_table(self) -> pd.DataFrame:
+        """Per variable: weight and global importance (mean |value|) of each method."""
+        return pd.DataFrame({
+            "weight": self.weights,
+            "ours": global_importance(self.ours),
+            "ours (background expectation)": global_importance(self.ours_background),
+            "kernelshap P(Y|X)": global_importance(self.kernel_proba),
+            "kernelshap log-odds": global_importance(self.kernel_log_odds),
+        }, index=pd.Index(self.feature_names, name="variable"))
+
+    def summary(self) -> dict[str, Any]:
+        """Table 3's two correlations on ``P(Y|X)`` (the paper's comparison), the same on
+        the log-odds, and the local errors of KernelSHAP on the log-odds against eq. 10
+        and against eq. 10 with the background expectation."""
+        g = self.global_table()
+        out: dict[str, Any] = {"n_explain": len(self.explain), "n_background": len(self.background),
+                               "d": len(self.feature_names), "nsamples": self.nsamples,
+                               "exhaustive": self.exhaustive}
+        for label, col in (("proba", "kernelshap P(Y|X)"), ("log-odds", "kernelshap log-odds")):
+            c = correlations(g["ours"], g[col]) if len(g) >= 2 else {"pearson": math.nan, "kendall": math.nan}
+            out[f"pearson {label}"] = c["pearson"]
+            out[f"kendall {label}"] = c["kendall"]
+        for label, ref in (("eq10", self.ours), ("eq10 background", self.ours_background)):
+            e = local_errors(self.kernel_log_odds, ref)
+            for k, v in e.items():
+                out[f"log-odds vs {label} {k}"] = v
+        return out
+
+
+def table3_protocol(
+    tables: NaiveBayesTables,
+    parts: np.typing.ArrayLike,
+    positive: Any,
+    *,
+    n_explain: int = 1000,
+    n_background: int,
+    seed: int,
+    nsamples: int | Literal["auto"] = "auto",
+    progress: bool = False,
+) -> Table3Run:
+    """Lemaire et al.'s KernelSHAP comparison (§5.3, Table 3) on one data set.
+
+    ``parts`` are the part indices of all the data set's rows under the model (the
+    training rows: the paper trains on 100 %). Draws ``n_explain`` explained rows and
+    ``n_background`` background rows with :func:`choose_rows` (``rng =
+    np.random.default_rng(seed)``), runs :func:`kernel_shap` once on the two-output model
+    (``P(Y_1|x)``, log-odds) with ``l1_reg=False`` and shap's global generator seeded
+    with ``seed``, and computes eq. 10 on the same rows.
+    """
+    parts = tables.check_parts(parts)
+    rng = np.random.default_rng(seed)
+    explain, background = choose_rows(parts.shape[0], n_explain, n_background, rng)
+    small = np.int16 if max(tables.n_parts) < 2**15 else np.int64  # shap tiles the background: keep it small
+    X, B = parts[explain].astype(small), parts[background].astype(small)
+    d = parts.shape[1]
+    f = naive_bayes_output(tables, positive, ("proba", "log-odds"))
+    ks = kernel_shap(f, X, B, seed=seed, nsamples=nsamples, progress=progress)
+    ours, _ = shapley_values(tables, parts[explain], positive)
+    ours_bg, _ = background_shapley_values(tables, parts[explain], parts[background], positive)
+    budget = 2 * d + 2**11 if nsamples == "auto" else int(nsamples)
+    values = ks.values if ks.values.ndim == 3 else ks.values.reshape(len(explain), d, 2)
+    return Table3Run(
+        feature_names=list(tables.feature_names),
+        weights=np.asarray(tables.weights, dtype=float),
+        explain=explain,
+        background=background,
+        ours=ours,
+        ours_background=ours_bg,
+        kernel_proba=values[:, :, 0],
+        kernel_log_odds=values[:, :, 1],
+        nsamples=nsamples,
+        exhaustive=bool(budget >= 2**d - 2),
+    )
