@@ -458,3 +458,155 @@ def test_agreement_metrics():
     assert m["top_k"].tolist()[:2] == [1.0, 0.0]
     with pytest.raises(ValueError, match="top_k"):
         tv.agreement(a, b, top_k=5)
+
+
+# ---------------------------------------------------------------------------
+# real-data evaluation helpers
+# ---------------------------------------------------------------------------
+
+
+def test_log_and_logit_matches_predict_proba(nb_fitted):
+    X, _, model = nb_fitted
+    p = model.predict_proba(X)[:, 1]
+    out = tv.log_and_logit(model)(X)
+    np.testing.assert_allclose(out[:, 0], np.log(p), rtol=1e-12)
+    np.testing.assert_allclose(out[:, 1], np.log(p) - np.log(1 - p), rtol=1e-12)
+    # positive= picks the other column: log-odds change sign
+    out0 = tv.log_and_logit(model, positive=0)(X)
+    np.testing.assert_allclose(out0[:, 1], -out[:, 1], rtol=1e-12)
+    with pytest.raises(ValueError, match="clip"):
+        tv.log_and_logit(model, clip=0.7)
+    with pytest.raises(ValueError, match="positive class"):
+        tv.log_and_logit(model, positive=5)
+
+
+def test_log_and_logit_zero_probability_needs_clip():
+    class Hard:
+        classes_ = np.array([0, 1])
+
+        def predict_proba(self, Z):
+            p = (np.asarray(Z)[:, 0] > 0).astype(float)
+            return np.column_stack([1 - p, p])
+
+    Z = np.array([[1.0], [-1.0]])
+    with pytest.raises(ValueError, match="clip"):
+        tv.log_and_logit(Hard())(Z)
+    out = tv.log_and_logit(Hard(), clip=1e-6)(Z)
+    np.testing.assert_allclose(out[:, 0], np.log([1 - 1e-6, 1e-6]))
+
+
+def test_compare_with_shapley_on_naive_bayes_uses_closed_forms(nb_fitted):
+    """On a naive Bayes log-odds: Shapley = Lemaire et al. eq. 10 with the background's part
+    frequencies, typical value = WoE(x_k) - WoE(typical); the per-row metrics must be those of
+    these closed forms, computed here with scipy directly."""
+    from scipy.stats import spearmanr
+
+    X, y, model = nb_fitted
+    rows, background = X.iloc[:25].reset_index(drop=True), X.iloc[100:160].reset_index(drop=True)
+    typical = tv.typical_values(X, y)
+    rec, shap_res = tv.compare_with_shapley(model, rows, background, typical, top_k=(1, 2))
+    t = model.tables_
+    parts_bg = model.transform(background)
+    freq = [np.bincount(parts_bg[:, k], minlength=t.n_parts[k]) / len(background) for k in range(X.shape[1])]
+    eq10, _ = nb.shapley_values(nb.NaiveBayesTables(**{**t.__dict__, "part_prob": freq}), model.transform(rows), 1)
+    np.testing.assert_allclose(shap_res.values[:, :, 1], eq10, atol=1e-10)
+    woe = nb.weight_of_evidence(t, model.transform(rows), 1)
+    typ_parts = model.transform(pd.DataFrame({c: pd.Categorical([typical.values[k]], dtype=X[c].dtype)
+                                              for k, c in enumerate(X.columns)}))
+    tv_logit = woe - nb.weight_of_evidence(t, typ_parts, 1)
+    sel = rec[(rec["scale"] == "logit") & (rec["method"] == "typical value")].set_index("row")
+    for i in range(len(rows)):
+        a, b = tv_logit[i], eq10[i]
+        expected = np.nan if np.ptp(a) == 0 or np.ptp(b) == 0 else spearmanr(a, b).statistic
+        np.testing.assert_allclose(sel.loc[i, "spearman"], expected, atol=1e-12)
+        assert sel.loc[i, "sign"] == pytest.approx(np.mean(np.sign(a) == np.sign(b)))
+        assert sel.loc[i, "top-1"] == float(np.argmax(np.abs(a)) == np.argmax(np.abs(b)))
+    # the bias closes the sum; the Shapley base value is the same for every row
+    assert np.ptp(rec["shapley base"][rec["scale"] == "log"]) < 1e-12
+    logf = np.log(model.predict_proba(rows)[:, 1])
+    np.testing.assert_allclose(rec.loc[rec["scale"] == "log", "output"].to_numpy()[:25], logf, rtol=1e-12)
+    np.testing.assert_allclose(rec["f"].to_numpy()[:25], np.exp(logf), rtol=1e-12)
+    assert len(rec) == 4 * len(rows) and set(rec["method"]) == {"typical value", "integral"}
+    with pytest.raises(ValueError, match="top_k"):
+        tv.compare_with_shapley(model, rows, background, typical, top_k=(9,))
+
+
+def test_compare_with_shapley_integral_with_the_typical_row_as_background(nb_fitted):
+    """A background made of the typical row alone makes the integral variant the typical-value
+    method, and the interventional game's v(N \\ {k}) that same one-feature replacement."""
+    X, y, model = nb_fitted
+    typical = tv.typical_values(X, y)
+    bg = pd.DataFrame({c: pd.Categorical([typical.values[k]], dtype=X[c].dtype) for k, c in enumerate(X.columns)})
+    rec, _ = tv.compare_with_shapley(model, X.iloc[:10], bg, typical)
+    a = rec[rec["method"] == "typical value"].drop(columns="method").reset_index(drop=True)
+    b = rec[rec["method"] == "integral"].drop(columns="method").reset_index(drop=True)
+    pd.testing.assert_frame_equal(a, b, atol=1e-12)
+
+
+def test_summarise_comparison_by_hand():
+    rec = pd.DataFrame({
+        "scale": ["log"] * 4, "method": ["a", "a", "b", "b"],
+        "bias": [1.0, 3.0, 2.0, 2.0], "output": [0.0, 4.0, 0.0, 2.0],
+        "spearman": [1.0, 0.0, np.nan, 0.5], "kendall": [1.0, 0.0, 0.2, 0.4],
+        "sign": [1.0, 0.5, 0.25, 0.75], "top-3": [1.0, 1.0, 0.0, 1 / 3], "top-1": [1.0, 0.0, 0.0, 1.0],
+    })
+    s = tv.summarise_comparison(rec)
+    assert list(s.columns) == ["spearman", "kendall", "sign", "top-1", "top-3", "sd of bias", "bias sd / output sd", "rows"]
+    assert s.loc[("log", "a"), "spearman"] == 0.5 and s.loc[("log", "b"), "spearman"] == 0.5  # NaN skipped
+    assert s.loc[("log", "a"), "sd of bias"] == 1.0 and s.loc[("log", "a"), "bias sd / output sd"] == 0.5
+    assert s.loc[("log", "b"), "sd of bias"] == 0.0 and s.loc[("log", "b"), "rows"] == 2
+    with pytest.raises(ValueError, match="lack columns"):
+        tv.summarise_comparison(rec.drop(columns="bias"))
+
+
+def _real_like(n=1200, seed=3):
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.1, "pos", "neg")
+    X = pd.DataFrame({f"noise{j}": rng.standard_normal(n) for j in range(4)})
+    X["signal"] = rng.standard_normal(n) + 2.0 * (y == "pos")
+    X["cat"] = pd.Categorical(np.where((y == "pos") & (rng.random(n) < 0.8), "b", "a"), categories=["a", "b"])
+    X.loc[rng.random(n) < 0.1, "signal"] = np.nan
+    X.loc[rng.random(n) < 0.1, "cat"] = np.nan
+    return X, y
+
+
+def test_prepare_real_data_selects_imputes_and_samples():
+    X, y = _real_like()
+    s = tv.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
+    assert s.selected == ["signal", "cat"]  # the informative ones, original order
+    assert not s.X_train.isna().any().any() and not s.X_test.isna().any().any()
+    # imputation with the training median / mode: the train rows that were missing hold it
+    med = s.X_train["signal"].value_counts().idxmax()
+    n_missing_train = int(X["signal"].isna().sum() * 0.7)
+    assert (s.X_train["signal"] == med).sum() >= 0.5 * n_missing_train
+    assert len(s.background) == 30 and len(s.rows) == 20 and s.rows_y.sum() == 10
+    assert set(np.unique(s.y_train)) == {0, 1} and abs(s.y_train.mean() - s.y_test.mean()) < 0.02
+    # background rows come from the training split, explained rows from the test split
+    key = lambda F: set(map(tuple, F.astype(str).to_numpy()))  # noqa: E731
+    assert key(s.background) <= key(s.X_train) and key(s.rows) <= key(s.X_test)
+    s2 = tv.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
+    pd.testing.assert_frame_equal(s.rows, s2.rows)
+    assert len(tv.prepare_real_data("toy", X, y, "pos", max_features=10).selected) == 6
+    with pytest.raises(ValueError, match="single class"):
+        tv.prepare_real_data("toy", X, y, "other")
+    with pytest.raises(ValueError, match="DataFrame"):
+        tv.prepare_real_data("toy", X.to_numpy(), y, "pos")
+    with pytest.raises(ValueError, match="rows"):
+        tv.prepare_real_data("toy", X, y[:-1], "pos")
+
+
+@pytest.mark.parametrize("kind", tv.MODEL_KINDS)
+def test_real_data_models_fit_on_mixed_frames(kind):
+    from sklearn.calibration import CalibratedClassifierCV
+    from threadpoolctl import threadpool_limits
+
+    X, y = _real_like(600)
+    s = tv.prepare_real_data("toy", X, y, "pos", max_features=3, seed=0)
+    for calibrated in (False, True):
+        with threadpool_limits(limits=1):  # gradient boosting's OpenMP pool is slow on a shared machine
+            m = tv.real_data_model(kind, calibrated, s.X_train).fit(s.X_train, s.y_train)
+        assert isinstance(m, CalibratedClassifierCV) == calibrated
+        p = m.predict_proba(s.X_test)[:, 1]
+        assert np.all((p > 0) & (p < 1))
+    with pytest.raises(ValueError, match="kind"):
+        tv.real_data_model("forest", False, s.X_train)
