@@ -17,7 +17,6 @@ import argparse
 import os
 import platform
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -26,15 +25,7 @@ from sklearn.ensemble import GradientBoostingClassifier
 from tqdm import tqdm
 
 from lib import data, shapley
-
-
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+from timing import median_time as _median_time
 
 
 MODELS = ("gradient-boosting", "linear")

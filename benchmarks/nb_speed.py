@@ -50,19 +50,11 @@ from tqdm import tqdm
 from lib import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
+from timing import run_times as _times
 
 #: targets of the issue: Adult in <= 0.05 s, >= 1e5 x faster than KernelSHAP per row
 TARGET_ADULT_S = 0.05
 TARGET_RATIO = 1e5
-
-
-def _times(fn, repeats: int) -> list[float]:
-    out = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return out
 
 
 def _encode(X: pd.DataFrame, model: kn.KhiopsSNB, parts: np.ndarray) -> np.ndarray:

@@ -27,7 +27,6 @@ import argparse
 import os
 import platform
 import sys
-import time
 import warnings
 
 import numpy as np
@@ -37,17 +36,9 @@ from tqdm import tqdm
 
 from lib import data, shapley
 from lib import typical_value as tv
+from timing import median_time as _median_time
 
 POSITIVE = tv.REAL_DATA_POSITIVE
-
-
-def _median_time(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
 
 
 def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max_features: int) -> pd.DataFrame:

@@ -191,3 +191,24 @@ def test_errata_links_are_made_absolute() -> None:
         "{doc}`the data </notebooks/00-foundations/02-data>`,",
         "{doc}`/book/errata` stays",
     ]
+
+
+SCRIPTS = sorted((REPO_ROOT / "scripts").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_long_runs_show_progress_and_resume(script: Path) -> None:
+    """Scripts for runs too long for the tests: a tqdm progress bar, results written per unit
+    (resumable; --force recomputes), and a --help that runs (the script at least imports)."""
+    import subprocess
+    import sys
+
+    source = script.read_text(encoding="utf-8")
+    assert "tqdm" in source, f"{script.name}: long runs show progress with tqdm"
+    assert "--force" in source, f"{script.name}: finished units are skipped unless --force"
+    done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
+                          cwd=REPO_ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "--force" in done.stdout
+    shown_in = (REPO_ROOT / "data" / "derived" / "README.md").read_text(encoding="utf-8")
+    assert f"scripts/{script.name}" in shown_in, f"data/derived/README.md does not say what {script.name} writes"
