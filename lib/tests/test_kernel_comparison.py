@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from lib import kernel_comparison as kc
 from lib import naive_bayes as nb
 from lib import shapley as sh
+from lib.tests.helpers import toy_data
 
 # shap imports tqdm.auto, which warns that ipywidgets is absent: irrelevant here
 warnings.filterwarnings("ignore", message="IProgress not found")
@@ -29,21 +30,9 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore:The set_(bad|over|under) function will be deprecated:PendingDeprecationWarning")
 
 
-def toy_data(n: int = 300, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    X = pd.DataFrame({
-        "colour": pd.Categorical(np.where(rng.random(n) < 0.3 + 0.4 * y, "red", rng.choice(["blue", "green"], n))),
-        "size": rng.normal(loc=y * 1.0, size=n),
-        "shape": pd.Categorical(rng.choice(["round", "square", "star"], n, p=[0.5, 0.3, 0.2])),
-        "weight": rng.gamma(2.0 + y, size=n),
-    })
-    return X, pd.Series(np.where(y == 1, "yes", "no"), name="label")
-
-
 @pytest.fixture(scope="module")
 def toy():
-    X, y = toy_data()
+    X, y = toy_data(300)
     model = nb.WeightedNaiveBayes(n_bins=4, alpha=1.0, weights=[1.0, 0.7, 0.3, 0.9]).fit(X, y)
     return X, model, model.transform(X)
 

@@ -14,18 +14,7 @@ from hypothesis import strategies as st
 
 from lib import naive_bayes as nb
 from lib import shapley as sh
-
-
-def toy_data(n: int = 400, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 2, n)
-    X = pd.DataFrame({
-        "colour": pd.Categorical(np.where(rng.random(n) < 0.3 + 0.4 * y, "red", rng.choice(["blue", "green"], n))),
-        "size": rng.normal(loc=y * 1.0, size=n),
-        "shape": pd.Categorical(rng.choice(["round", "square", "star"], n, p=[0.5, 0.3, 0.2])),
-        "weight": rng.gamma(2.0 + y, size=n),
-    })
-    return X, pd.Series(np.where(y == 1, "yes", "no"), name="label")
+from lib.tests.helpers import toy_data
 
 
 @pytest.fixture(scope="module")
