@@ -29,6 +29,7 @@ import pandas as pd
 
 from lib import naive_bayes as nbm
 from lib import shapley as sh
+from lib.shapley import CountingModel  # re-exported: the estimation notebook counts rows with it
 from lib import simplex as sx
 
 __all__ = [
@@ -366,39 +367,8 @@ ESTIMATORS = (
 )
 
 
-class CountingModel:
-    """A model wrapper that counts what it is asked: calls, and rows evaluated.
-
-    ``CountingModel(f)(Z)`` returns ``f(Z)`` and adds ``len(Z)`` to :attr:`rows` and 1 to
-    :attr:`calls`.  Used to compare estimators at the same number of *model
-    evaluations* (rows passed to the model), measured rather than assumed.
-    """
-
-    def __init__(self, f: Model) -> None:
-        if not callable(f):
-            raise ValueError("CountingModel needs a callable model")
-        self.f = f
-        self.rows = 0
-        self.calls = 0
-
-    def __call__(self, Z: Any) -> Any:
-        n = len(Z) if hasattr(Z, "__len__") else np.asarray(Z).shape[0]
-        self.rows += int(n)
-        self.calls += 1
-        return self.f(Z)
-
-
 def _check_arrays(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:
-    Xa = np.asarray(X, dtype=float)
-    bg = np.asarray(background, dtype=float)
-    if Xa.ndim == 1:
-        Xa = Xa[None, :]
-    if Xa.ndim != 2 or bg.ndim != 2:
-        raise ValueError(f"X and background must be 2-D arrays, got shapes {Xa.shape} and {bg.shape}")
-    if Xa.shape[0] == 0 or bg.shape[0] == 0:
-        raise ValueError("X and background need at least one row each")
-    if Xa.shape[1] != bg.shape[1]:
-        raise ValueError(f"X has {Xa.shape[1]} features but background has {bg.shape[1]}")
+    Xa, bg = sh.check_inputs(np.asarray(X, dtype=float), np.asarray(background, dtype=float))
     if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(bg))):
         raise ValueError("X and background must be finite (no NaN)")
     return Xa, bg

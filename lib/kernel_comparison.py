@@ -51,7 +51,7 @@ import pandas as pd
 from scipy.stats import kendalltau, pearsonr
 
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms, shapley_values
-from .shapley import ShapleyResult
+from .shapley import ShapleyResult, check_inputs
 
 __all__ = [
     "OUTPUTS",
@@ -303,10 +303,7 @@ def kernel_shap(
     background = np.asarray(background)
     if X.ndim != 2 or background.ndim != 2:
         raise ValueError(f"X and background must be 2-D arrays, got shapes {X.shape} and {background.shape}")
-    if X.shape[0] == 0 or background.shape[0] == 0:
-        raise ValueError("X and background need at least one row each")
-    if X.shape[1] != background.shape[1]:
-        raise ValueError(f"X has {X.shape[1]} columns and background {background.shape[1]}")
+    X, background = check_inputs(X, background)
     for name, arr in (("X", X), ("background", background)):
         if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} has NaN or infinite values")

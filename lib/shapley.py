@@ -38,7 +38,9 @@ import pandas as pd
 __all__ = [
     "MAX_EXACT_FEATURES",
     "ShapleyResult",
+    "CountingModel",
     "adjust_efficiency",
+    "check_inputs",
     "coalition_masks",
     "exact_shapley",
     "interventional_game",
@@ -180,9 +182,16 @@ def _as_rows(X: ArrayOrFrame | np.typing.ArrayLike, name: str) -> ArrayOrFrame:
     return arr
 
 
-def _check_inputs(
-    X: ArrayOrFrame, background: ArrayOrFrame, allow_nan: bool
+def check_inputs(
+    X: ArrayOrFrame, background: ArrayOrFrame, allow_nan: bool = False
 ) -> tuple[ArrayOrFrame, ArrayOrFrame]:
+    """Rows to explain and background rows, checked against each other.
+
+    The one validation every explainer of the book applies: both 2-D (a 1-D ``X`` is one
+    row), both arrays or both DataFrames with the same columns and categorical dtypes, at
+    least one row each, the same number of features, and no NaN unless ``allow_nan``.
+    Raises ``ValueError`` naming what is wrong.
+    """
     X = _as_rows(X, "X")
     background = _as_rows(background, "background")
     if isinstance(X, pd.DataFrame) != isinstance(background, pd.DataFrame):
@@ -310,7 +319,7 @@ def interventional_game(
     numpy.ndarray
         ``(n, 2**d)`` for a single-output model, ``(n, 2**d, k)`` otherwise.
     """
-    X, background = _check_inputs(X, background, allow_nan)
+    X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     if d > max_features:
         raise ValueError(
@@ -351,6 +360,28 @@ def interventional_game(
     game = np.full((n, 2**d) + values.shape[2:], np.nan)
     game[:, chosen] = values
     return game
+
+
+class CountingModel:
+    """A model wrapper that counts what it is asked: calls, and rows evaluated.
+
+    ``CountingModel(f)(Z)`` returns ``f(Z)`` and adds ``len(Z)`` to :attr:`rows` and 1 to
+    :attr:`calls`.  Used to compare estimators at the same number of *model
+    evaluations* (rows passed to the model), measured rather than assumed.
+    """
+
+    def __init__(self, f: Model) -> None:
+        if not callable(f):
+            raise ValueError("CountingModel needs a callable model")
+        self.f = f
+        self.rows = 0
+        self.calls = 0
+
+    def __call__(self, Z: Any) -> Any:
+        n = len(Z) if hasattr(Z, "__len__") else np.asarray(Z).shape[0]
+        self.rows += int(n)
+        self.calls += 1
+        return self.f(Z)
 
 
 # ---------------------------------------------------------------------------
@@ -662,7 +693,7 @@ def sample_shapley(
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
-    X, background = _check_inputs(X, background, allow_nan)
+    X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     if d == 0:
         raise ValueError("X has no features")
