@@ -1,27 +1,39 @@
-"""The reproduction report: every published number the book reproduces, with its status.
+"""The reproduction report: every published number the book compares, with its verdict.
 
-The chapters write their comparison tables (paper beside ours) as CSV files under
-``data/derived/``. The registry ``data/derived/reproduction.yaml`` says, for each table,
-which paper it belongs to, which columns hold the paper's value and ours, the tolerance
-within which a number counts as reproduced, and which deviations a chapter explains
-(an erratum, or a stated difference of set-up). This module reads the registry and the
-CSV files and classifies every number; the book's report page and the tests call it, so
-the report is always computed from the stored results, never typed.
+The chapters write their comparison tables (the paper's numbers beside ours) as CSV files
+under ``data/derived/``. Each chapter's registry, ``data/derived/reproduction/<chapter>.yaml``,
+says for each table which paper it belongs to, which columns hold the paper's value and ours,
+whether the paper's set-up is identified, the tolerance (and the cell that measured the spread
+it comes from), and the causes of deviations that a cell demonstrates. This module reads the
+registries and the CSV files and classifies every number; the book's report page, the
+chapters' results boxes and the tests call it, so no verdict is ever typed.
 
-Status of one number (:func:`classify`):
+The five classes (:data:`STATUSES`, rules stated in ``CONTRIBUTING.md`` §1):
 
 ``reproduced``
-    ``|ours - paper| <= tolerance`` (numeric), or the claim holds (claims tables);
+    the set-up is identified and ``|ours - paper| <= tolerance``, the tolerance being the
+    paper's printed precision (deterministic numbers) or read from a CSV written by the cell
+    that measured the spread; for a claim: it holds on our numbers;
+``consistent``
+    as "reproduced", but the paper's set-up or instance is not identified (``setup: guessed``):
+    the numbers agree, nothing is reproduced;
 ``explained deviation``
-    outside the tolerance, and the registry names the cause the chapter demonstrates;
+    outside the tolerance, and a cell demonstrates the cause: changing that one thing recovers
+    the paper's number within the tolerance (``recovered``), or the paper's own numbers prove an
+    erratum (``erratum``);
 ``not reproduced``
-    outside the tolerance with no explanation, or ``ours`` missing.
+    outside the tolerance with no demonstrated cause (an untested or unconfirmed cause is kept
+    as a note), or ours missing;
+``contradicted``
+    a claim of the paper that is false on our numbers.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,20 +45,32 @@ import yaml
 
 __all__ = [
     "REGISTRY",
+    "REGISTRY_DIR",
     "STATUSES",
+    "Evidence",
+    "Explanation",
     "TableSpec",
+    "Tolerance",
+    "check_evidence",
     "classify",
+    "last_digit_tolerance",
     "load_papers",
     "load_registry",
+    "notebook_labels",
     "reproduction_report",
     "summary",
     "table_rows",
+    "write_derived",
 ]
 
+#: The papers' names (BibTeX key -> short name), in the book's order.
 REGISTRY = Path("data") / "derived" / "reproduction.yaml"
-STATUSES = ("reproduced", "explained deviation", "not reproduced")
-#: Paper cells of a claims table meaning the paper states nothing there (the row is skipped).
-NOT_PUBLISHED = ("", "not claimed")
+#: One registry file per chapter (``00-foundations.yaml``, ``01-naive-bayes.yaml``, ...).
+REGISTRY_DIR = Path("data") / "derived" / "reproduction"
+STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
+#: Paper cells of a claims table meaning the paper states no claim there (the row is skipped).
+NOT_A_CLAIM = ("", "not claimed", "assumption")
+SETUPS = ("identified", "guessed")
 REPORT_COLUMNS = [
     "paper",
     "table",
@@ -57,115 +81,17 @@ REPORT_COLUMNS = [
     "tolerance",
     "status",
     "note",
+    "evidence",
 ]
-
-
-@dataclass(frozen=True)
-class TableSpec:
-    """How to read one comparison table (one entry of the registry).
-
-    ``key`` names the columns that identify a number (joined with " / " into its item
-    name); ``tolerance`` is absolute, either one number or a mapping from the value of
-    the ``tolerance_by`` column to a number; ``explained`` maps an item name (or a
-    shell-style pattern, e.g. ``"PC1 / *"``) to the cause of its deviation; items matching
-    a pattern of ``exclude`` are shown by the chapter but are not results of the paper (a
-    protocol setting, or a number another table already counts) and are left out.
-    """
-
-    csv: str
-    paper: str
-    table: str
-    shown_in: str
-    key: tuple[str, ...]
-    kind: str = "numeric"
-    paper_column: str = "paper"
-    ours_column: str = "ours"
-    holds_column: str = "holds"
-    tolerance: float | Mapping[str, float] = 0.0
-    tolerance_by: str | None = None
-    explained: Mapping[str, str] = field(default_factory=dict)
-    exclude: tuple[str, ...] = ()
-    index_column: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("numeric", "claims"):
-            raise ValueError(f"{self.csv}: kind must be 'numeric' or 'claims', got {self.kind!r}")
-        if not self.key:
-            raise ValueError(f"{self.csv}: 'key' must name at least one column")
-        if isinstance(self.tolerance, Mapping):
-            if self.tolerance_by is None:
-                raise ValueError(f"{self.csv}: a tolerance per value needs 'tolerance_by'")
-            bad = {k: v for k, v in self.tolerance.items() if not float(v) >= 0}
-        else:
-            bad = {} if float(self.tolerance) >= 0 else {"tolerance": self.tolerance}
-        if bad:
-            raise ValueError(f"{self.csv}: tolerances must be >= 0, got {bad}")
-
-    def tolerance_for(self, row: pd.Series) -> float:
-        if not isinstance(self.tolerance, Mapping):
-            return float(self.tolerance)
-        value = str(row[self.tolerance_by])
-        if value not in self.tolerance:
-            raise ValueError(
-                f"{self.csv}: no tolerance for {self.tolerance_by} = {value!r} "
-                f"(registry has {sorted(self.tolerance)})"
-            )
-        return float(self.tolerance[value])
-
-    def explanation(self, item: str) -> str | None:
-        for pattern, note in self.explained.items():
-            if _matches(item, pattern):
-                return str(note)
-        return None
-
-    def excluded(self, item: str) -> bool:
-        return any(_matches(item, pattern) for pattern in self.exclude)
-
-
-def _matches(item: str, pattern: str) -> bool:
-    return item == pattern or fnmatch.fnmatchcase(item, pattern)
-
-
-def _read_registry(path: str | Path | None, root: str | Path | None) -> tuple[Path, dict[str, Any]]:
-    root = Path(root) if root is not None else _repo_root()
-    path = Path(path) if path is not None else root / REGISTRY
-    with open(path, encoding="utf-8") as handle:
-        raw = yaml.safe_load(handle)
-    if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list):
-        raise ValueError(f"{path}: expected a mapping with a list under 'tables'")
-    if not isinstance(raw.get("papers"), dict):
-        raise ValueError(f"{path}: expected a mapping 'papers' from BibTeX key to a short name")
-    return path, raw
-
-
-def load_papers(path: str | Path | None = None, root: str | Path | None = None) -> dict[str, str]:
-    """The registry's papers: BibTeX key -> short name, in the book's order."""
-    return {str(k): str(v) for k, v in _read_registry(path, root)[1]["papers"].items()}
-
-
-def load_registry(path: str | Path | None = None, root: str | Path | None = None) -> list[TableSpec]:
-    """Read the registry (``data/derived/reproduction.yaml`` under ``root`` by default)."""
-    path, raw = _read_registry(path, root)
-    specs = []
-    for entry in raw["tables"]:
-        entry = dict(entry)
-        entry["key"] = tuple(entry.get("key", ()))
-        entry["exclude"] = tuple(entry.get("exclude", ()))
-        unknown = set(entry) - set(TableSpec.__dataclass_fields__)
-        if unknown:
-            raise ValueError(f"{path}: unknown field(s) {sorted(unknown)} in entry {entry.get('csv')!r}")
-        specs.append(TableSpec(**entry))
-    names = [s.csv for s in specs]
-    if len(set(names)) != len(names):
-        raise ValueError(f"{path}: a CSV is registered twice")
-    unnamed = sorted({s.paper for s in specs} - set(raw["papers"]))
-    if unnamed:
-        raise ValueError(f"{path}: paper(s) {unnamed} used by a table but missing under 'papers'")
-    return specs
+_LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
 
 
 def _repo_root() -> Path:
     return Path(__file__).resolve().parent.parent
+
+
+def _matches(item: str, pattern: str) -> bool:
+    return item == pattern or fnmatch.fnmatchcase(item, pattern)
 
 
 def _truthy(value: Any) -> bool:
@@ -179,70 +105,391 @@ def _truthy(value: Any) -> bool:
     raise ValueError(f"cannot read {value!r} as true or false")
 
 
+def _read_csv(root: Path, name: str, needed_by: str) -> pd.DataFrame:
+    path = root / "data" / "derived" / name
+    if not path.is_file():
+        raise FileNotFoundError(f"{needed_by}: data/derived/{name} does not exist; run the notebook that writes it")
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+# --------------------------------------------------------------------------- evidence
+@dataclass(frozen=True)
+class Evidence:
+    """A value a notebook cell computed and stored: column ``column`` of ``data/derived/<csv>``.
+
+    With ``key`` columns, the row is the one whose key values equal the compared item's
+    values in the same columns; without, the CSV must have exactly one row.
+    """
+
+    csv: str
+    column: str
+    key: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> Evidence:
+        if not isinstance(raw, Mapping) or not {"csv", "column"} <= set(raw):
+            raise ValueError(f"{where}: evidence needs 'csv' and 'column', got {raw!r}")
+        unknown = set(raw) - {"csv", "column", "key", "cell"}
+        if unknown:
+            raise ValueError(f"{where}: unknown evidence field(s) {sorted(unknown)}")
+        return cls(csv=str(raw["csv"]), column=str(raw["column"]), key=tuple(raw.get("key", ())))
+
+    def lookup(self, root: Path, row: Mapping[str, str], cache: dict[str, pd.DataFrame]) -> str:
+        if self.csv not in cache:
+            cache[self.csv] = _read_csv(root, self.csv, "evidence")
+        frame = cache[self.csv]
+        if self.column not in frame.columns:
+            raise ValueError(f"{self.csv}: no column {self.column!r} (has {list(frame.columns)})")
+        if self.key:
+            missing = [k for k in self.key if k not in frame.columns or k not in row]
+            if missing:
+                raise ValueError(f"{self.csv}: key column(s) {missing} missing in the evidence or the table")
+            mask = np.ones(len(frame), dtype=bool)
+            for k in self.key:
+                mask &= (frame[k] == str(row[k])).to_numpy()
+            hits = frame.loc[mask, self.column]
+            what = ", ".join(f"{k} = {row[k]!r}" for k in self.key)
+        else:
+            hits, what = frame[self.column], "the only row"
+        if len(hits) != 1:
+            raise ValueError(f"{self.csv}: expected one row for {what}, found {len(hits)}")
+        return str(hits.iloc[0])
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far ours may be from the paper's number.
+
+    ``rule="last-digit"``: one unit of the paper's last printed digit (0 for an integer), for
+    deterministic quantities. Otherwise ``source`` is the CSV column written by the cell
+    labelled ``cell``, which measured the spread the tolerance is derived from.
+    """
+
+    rule: str | None = None
+    source: Evidence | None = None
+    cell: str | None = None
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> Tolerance:
+        if not isinstance(raw, Mapping):
+            raise ValueError(
+                f"{where}: the tolerance must be {{rule: last-digit}} or {{csv, column, cell}} "
+                f"(a measured spread), not a typed number ({raw!r})"
+            )
+        if "rule" in raw:
+            if raw["rule"] != "last-digit" or len(raw) != 1:
+                raise ValueError(f"{where}: the only tolerance rule is 'last-digit', got {dict(raw)!r}")
+            return cls(rule="last-digit")
+        if not raw.get("cell"):
+            raise ValueError(f"{where}: a measured tolerance must name the cell that measures it ('cell')")
+        return cls(source=Evidence.parse(raw, where), cell=str(raw["cell"]))
+
+    def value(self, paper_text: str, row: Mapping[str, str], root: Path, cache: dict[str, pd.DataFrame]) -> float:
+        if self.rule == "last-digit":
+            return last_digit_tolerance(paper_text)
+        assert self.source is not None
+        value = float(self.source.lookup(root, row, cache))
+        if not value >= 0:
+            raise ValueError(f"{self.source.csv}: tolerance must be >= 0, got {value}")
+        return value
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The cause of a deviation and the evidence that demonstrates it."""
+
+    cause: str
+    cell: str
+    recovered: Evidence | None = None
+    erratum: Evidence | None = None
+
+    @classmethod
+    def parse(cls, raw: Any, where: str) -> Explanation:
+        if not isinstance(raw, Mapping):
+            raise ValueError(
+                f"{where}: an explanation needs 'cause', 'cell' and 'recovered' or 'erratum' evidence; "
+                f"an untested cause goes under 'hypotheses' ({raw!r})"
+            )
+        unknown = set(raw) - {"cause", "cell", "recovered", "erratum"}
+        if unknown:
+            raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}")
+        if not raw.get("cause") or not raw.get("cell"):
+            raise ValueError(f"{where}: an explanation needs a 'cause' and the 'cell' that demonstrates it")
+        kinds = [k for k in ("recovered", "erratum") if k in raw]
+        if len(kinds) != 1:
+            raise ValueError(f"{where}: give exactly one of 'recovered' (the paper's number recovered) or 'erratum'")
+        return cls(
+            cause=str(raw["cause"]),
+            cell=str(raw["cell"]),
+            recovered=Evidence.parse(raw["recovered"], where) if "recovered" in raw else None,
+            erratum=Evidence.parse(raw["erratum"], where) if "erratum" in raw else None,
+        )
+
+
+def last_digit_tolerance(paper_text: str) -> float:
+    """One unit of the last printed digit of ``paper_text`` (``"0.5550"`` -> 1e-4; ``"14"`` -> 0)."""
+    text = str(paper_text).strip()
+    mantissa = text.lower().split("e")[0]
+    if "." not in mantissa:
+        return 0.0
+    decimals = len(mantissa.split(".", 1)[1])
+    exponent = int(text.lower().split("e")[1]) if "e" in text.lower() else 0
+    return 10.0 ** (exponent - decimals)
+
+
+# --------------------------------------------------------------------------- registry
+@dataclass(frozen=True)
+class TableSpec:
+    """How to read and judge one comparison table (one entry of a chapter's registry)."""
+
+    csv: str
+    paper: str
+    table: str
+    shown_in: str
+    key: tuple[str, ...]
+    chapter: str = ""
+    kind: str = "numeric"
+    setup: str = "identified"
+    setup_note: str = ""
+    paper_column: str = "paper"
+    ours_column: str = "ours"
+    holds_column: str = "holds"
+    tolerance: Tolerance | None = None
+    explained: Mapping[str, Explanation] = field(default_factory=dict)
+    hypotheses: Mapping[str, str] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    index_column: bool = False
+    legacy: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("numeric", "claims"):
+            raise ValueError(f"{self.csv}: kind must be 'numeric' or 'claims', got {self.kind!r}")
+        if not self.key:
+            raise ValueError(f"{self.csv}: 'key' must name at least one column")
+        if self.setup not in SETUPS:
+            raise ValueError(f"{self.csv}: setup must be one of {SETUPS}, got {self.setup!r}")
+        if self.setup == "guessed" and not self.setup_note.strip():
+            raise ValueError(f"{self.csv}: a guessed set-up needs a 'setup_note' saying what was chosen and why")
+        if self.kind == "numeric" and self.tolerance is None:
+            raise ValueError(f"{self.csv}: a numeric table needs a tolerance")
+        if self.kind == "claims" and (self.tolerance is not None or self.explained) and self.legacy is None:
+            raise ValueError(
+                f"{self.csv}: a claims table has no tolerance and no explained deviations "
+                "(a claim holds, or it is contradicted)"
+            )
+
+    def explanation(self, item: str) -> Explanation | None:
+        return next((e for p, e in self.explained.items() if _matches(item, p)), None)
+
+    def hypothesis(self, item: str) -> str | None:
+        return next((str(h) for p, h in self.hypotheses.items() if _matches(item, p)), None)
+
+    def excluded(self, item: str) -> bool:
+        return any(_matches(item, pattern) for pattern in self.exclude)
+
+    def cells(self) -> list[str]:
+        """The labels of every cell this table's verdicts rest on."""
+        cells = [self.tolerance.cell] if self.tolerance is not None and self.tolerance.cell else []
+        return cells + [e.cell for e in self.explained.values()]
+
+
+_SPEC_FIELDS = set(TableSpec.__dataclass_fields__) - {"chapter"}
+
+
+def _read_yaml(path: Path) -> Any:
+    with open(path, encoding="utf-8") as handle:
+        return yaml.safe_load(handle)
+
+
+def _papers(root: Path) -> dict[str, str]:
+    raw = _read_yaml(root / REGISTRY)
+    if not isinstance(raw, dict) or not isinstance(raw.get("papers"), dict):
+        raise ValueError(f"{REGISTRY}: expected a mapping 'papers' from BibTeX key to a short name")
+    if set(raw) - {"papers", "tables"}:
+        raise ValueError(f"{REGISTRY}: holds only 'papers'; tables go in {REGISTRY_DIR}/<chapter>.yaml")
+    return {str(k): str(v) for k, v in raw["papers"].items()}
+
+
+def _legacy_specs(root: Path) -> list[TableSpec]:
+    """Entries still in the old single registry (typed tolerances, untested causes).
+
+    Transitional: each chapter moves its entries to ``reproduction/<chapter>.yaml``; until
+    then they are judged by the old rule (a typed tolerance, any stated cause counts) and
+    :func:`check_evidence` lists every one of them as a problem.
+    """
+    raw = _read_yaml(root / REGISTRY)
+    specs = []
+    for entry in raw.get("tables") or []:
+        entry = dict(entry)
+        legacy = {
+            "tolerance": entry.pop("tolerance", 0.0),
+            "tolerance_by": entry.pop("tolerance_by", None),
+            "explained": {str(k): str(v) for k, v in (entry.pop("explained", None) or {}).items()},
+        }
+        if entry.get("kind", "numeric") == "numeric":
+            entry["tolerance"] = {"rule": "last-digit"}  # placeholder, never used for legacy rows
+        specs.append(_parse_spec({**entry, "legacy": legacy}, LEGACY, str(REGISTRY)))
+    return specs
+
+
+#: The chapter name of entries still in the old registry.
+LEGACY = "legacy"
+
+
+def load_papers(root: str | Path | None = None) -> dict[str, str]:
+    """The papers: BibTeX key -> short name, in the book's order."""
+    return _papers(Path(root) if root is not None else _repo_root())
+
+
+def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str) -> TableSpec:
+    entry = dict(entry)
+    unknown = set(entry) - _SPEC_FIELDS
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)} in entry {entry.get('csv')!r}")
+    name = f"{where} ({entry.get('csv')})"
+    entry["key"] = tuple(entry.get("key", ()))
+    entry["exclude"] = tuple(entry.get("exclude", ()))
+    if "tolerance" in entry:
+        entry["tolerance"] = Tolerance.parse(entry["tolerance"], name)
+    entry["explained"] = {
+        str(p): Explanation.parse(e, f"{name}, explained {p!r}") for p, e in (entry.get("explained") or {}).items()
+    }
+    entry["hypotheses"] = {str(p): str(h) for p, h in (entry.get("hypotheses") or {}).items()}
+    return TableSpec(chapter=chapter, **entry)
+
+
+def load_registry(root: str | Path | None = None) -> list[TableSpec]:
+    """Every chapter's registry (``data/derived/reproduction/*.yaml``, in file-name order)."""
+    root = Path(root) if root is not None else _repo_root()
+    papers = _papers(root)
+    specs: list[TableSpec] = []
+    for path in sorted((root / REGISTRY_DIR).glob("*.yaml")):
+        raw = _read_yaml(path)
+        where = f"{REGISTRY_DIR / path.name}"
+        if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list) or set(raw) - {"tables"}:
+            raise ValueError(f"{where}: expected a mapping with a list under 'tables' (and nothing else)")
+        specs += [_parse_spec(entry, path.stem, where) for entry in raw["tables"]]
+    specs += _legacy_specs(root)
+    names = [s.csv for s in specs]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"{REGISTRY_DIR}: CSV(s) registered twice: {twice}")
+    unnamed = sorted({s.paper for s in specs} - set(papers))
+    if unnamed:
+        raise ValueError(f"{REGISTRY}: paper(s) {unnamed} used by a table but missing under 'papers'")
+    return specs
+
+
+# --------------------------------------------------------------------------- classification
 def classify(
-    paper: float, ours: float, tolerance: float, explanation: str | None = None
+    paper: float,
+    ours: float,
+    tolerance: float,
+    *,
+    setup: str = "identified",
+    recovered: float | None = None,
+    erratum: bool | None = None,
 ) -> str:
-    """Status of one published number (see the module docstring)."""
+    """Verdict on one published number (module docstring; ``CONTRIBUTING.md`` §1).
+
+    ``recovered`` is our number with the named cause changed (it explains the deviation when
+    it is within ``tolerance`` of ``paper``); ``erratum`` is true when the paper's own numbers
+    prove it wrong.
+    """
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    if setup not in SETUPS:
+        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
     if paper is None or (isinstance(paper, float) and math.isnan(paper)):
         raise ValueError("the paper's value is missing: such a row is not a published number")
-    if ours is not None and not (isinstance(ours, float) and math.isnan(ours)):
-        if abs(float(ours) - float(paper)) <= tolerance * (1 + 1e-9):
-            return "reproduced"
-    return "explained deviation" if explanation else "not reproduced"
+
+    def close(value: float | None) -> bool:
+        return value is not None and not math.isnan(float(value)) and abs(float(value) - float(paper)) <= tolerance * (1 + 1e-9) + 1e-12
+
+    if close(ours):
+        return "reproduced" if setup == "identified" else "consistent"
+    if erratum or close(recovered):
+        return "explained deviation"
+    return "not reproduced"
+
+
+def _float(text: str) -> float:
+    text = str(text).strip()
+    return float(text) if text != "" else float("nan")
+
+
+def _evidence_links(spec: TableSpec, explanation: Explanation | None) -> str:
+    links = []
+    if spec.tolerance is not None and spec.tolerance.cell:
+        links.append(f"tolerance:{spec.tolerance.cell}")
+    if explanation is not None:
+        links.append(f"cause:{explanation.cell}")
+    return " ".join(links)
 
 
 def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     """One registered table in the report's long form (one row per published number).
 
-    Rows whose paper value is empty (or, in a claims table, "not claimed") are skipped:
-    the paper did not publish that number.
+    Rows whose paper value is empty (or, in a claims table, not a claim) are skipped: the paper
+    did not publish that number. The ``evidence`` column names the labelled cells the verdict
+    rests on (``tolerance:<label>``, ``cause:<label>``).
     """
     root = Path(root) if root is not None else _repo_root()
-    path = root / "data" / "derived" / spec.csv
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"{spec.csv} is registered in the reproduction report but {path.name} does not exist; "
-            f"run {spec.shown_in} to write it"
-        )
-    frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    frame = _read_csv(root, spec.csv, f"registered table (shown in {spec.shown_in})")
     if spec.index_column:
         frame = frame.rename(columns={frame.columns[0]: spec.key[0]})
     needed = list(spec.key) + [spec.paper_column, spec.ours_column]
     needed += [spec.holds_column] if spec.kind == "claims" else []
-    needed += [spec.tolerance_by] if spec.tolerance_by else []
     missing = [c for c in dict.fromkeys(needed) if c not in frame.columns]
     if missing:
         raise ValueError(f"{spec.csv}: missing column(s) {missing}; it has {list(frame.columns)}")
+    cache: dict[str, pd.DataFrame] = {}
     records = []
     for _, row in frame.iterrows():
         item = " / ".join(str(row[k]) for k in spec.key if str(row[k]) != "")
         if spec.excluded(item):
             continue
-        note = spec.explanation(item)
+        values = {c: str(row[c]) for c in frame.columns}
+        note = spec.setup_note if spec.setup == "guessed" else ""
+        if spec.legacy is not None:
+            record = _legacy_row(spec, row, item)
+            if record is not None:
+                records.append(record)
+            continue
         if spec.kind == "claims":
-            if row[spec.paper_column].strip().lower() in NOT_PUBLISHED:
-                continue  # a finding of ours that the paper does not state
+            if row[spec.paper_column].strip().lower() in NOT_A_CLAIM:
+                continue
             holds = _truthy(row[spec.holds_column])
-            status = "reproduced" if holds else ("explained deviation" if note else "not reproduced")
-            records.append(
-                dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                     difference="", tolerance="", status=status, note=note or "")
-            )
+            status = ("reproduced" if spec.setup == "identified" else "consistent") if holds else "contradicted"
+            records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
+                                difference="", tolerance="", status=status, note=note, evidence=""))
             continue
         paper_text = row[spec.paper_column].strip()
         if paper_text == "":
             continue
-        paper = float(paper_text)
-        ours_text = row[spec.ours_column].strip()
-        ours = float(ours_text) if ours_text != "" else float("nan")
-        tol = spec.tolerance_for(row)
-        status = classify(paper, ours, tol, note)
-        records.append(
-            dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
-                 tolerance=tol, status=status, note=note or "")
-        )
+        paper, ours = float(paper_text), _float(row[spec.ours_column])
+        assert spec.tolerance is not None
+        tol = spec.tolerance.value(paper_text, values, root, cache)
+        explanation = spec.explanation(item)
+        recovered = erratum = None
+        if explanation is not None and explanation.recovered is not None:
+            recovered = _float(explanation.recovered.lookup(root, values, cache))
+        if explanation is not None and explanation.erratum is not None:
+            erratum = _truthy(explanation.erratum.lookup(root, values, cache))
+        status = classify(paper, ours, tol, setup=spec.setup, recovered=recovered, erratum=erratum)
+        notes = [note] if note else []
+        if status == "explained deviation" and explanation is not None:
+            notes.append(explanation.cause)
+        elif status == "not reproduced":
+            if explanation is not None:
+                shown = f"{recovered:.4g}" if recovered is not None else "not proved"
+                notes.append(f"cause not confirmed ({shown}): {explanation.cause}")
+            hypothesis = spec.hypothesis(item)
+            if hypothesis:
+                notes.append(f"hypothesis, untested: {hypothesis}")
+        records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
+                            tolerance=tol, status=status, note="; ".join(notes),
+                            evidence=_evidence_links(spec, explanation if status == "explained deviation" else None)))
     if not records:
         raise ValueError(f"{spec.csv}: no published number found (every paper value is empty)")
     out = pd.DataFrame.from_records(records)
@@ -251,16 +498,39 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     return out[REPORT_COLUMNS]
 
 
-def reproduction_report(
-    specs: Sequence[TableSpec] | None = None, root: str | Path | None = None
-) -> pd.DataFrame:
+def _legacy_row(spec: TableSpec, row: pd.Series, item: str) -> dict[str, Any] | None:
+    assert spec.legacy is not None
+    cause = next((str(c) for p, c in spec.legacy["explained"].items() if _matches(item, p)), "")
+    note = "legacy entry (tolerance typed, cause untested)" + (f"; {cause}" if cause else "")
+    if spec.kind == "claims":
+        if row[spec.paper_column].strip().lower() in NOT_A_CLAIM:
+            return None
+        holds = _truthy(row[spec.holds_column])
+        status = "reproduced" if holds else ("explained deviation" if cause else "not reproduced")
+        return dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
+                    difference="", tolerance="", status=status, note=note, evidence="")
+    paper_text = row[spec.paper_column].strip()
+    if paper_text == "":
+        return None
+    tol = spec.legacy["tolerance"]
+    if isinstance(tol, Mapping):
+        tol = tol[str(row[spec.legacy["tolerance_by"]])]
+    paper, ours = float(paper_text), _float(row[spec.ours_column])
+    status = classify(paper, ours, float(tol))
+    if status == "not reproduced" and cause:
+        status = "explained deviation"
+    return dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper, tolerance=float(tol),
+                status=status, note=note, evidence="")
+
+
+def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> pd.DataFrame:
     """Every registered published number, classified; columns :data:`REPORT_COLUMNS`."""
     specs = load_registry(root=root) if specs is None else specs
     return pd.concat([table_rows(s, root) for s in specs], ignore_index=True)
 
 
-def summary(report: pd.DataFrame) -> pd.DataFrame:
-    """Counts of each status per paper (and a total row), from :func:`reproduction_report`."""
+def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
+    """Counts of each status per paper (in ``papers`` order if given) and a total row."""
     unknown = set(report["status"]) - set(STATUSES)
     if unknown:
         raise ValueError(f"unknown status value(s): {sorted(unknown)}")
@@ -269,7 +539,80 @@ def summary(report: pd.DataFrame) -> pd.DataFrame:
         .reindex(columns=list(STATUSES), fill_value=0)
         .rename_axis(index="paper", columns=None)
     )
-    counts = counts.reindex(list(dict.fromkeys(report["paper"])))
+    order = [p for p in (papers or dict.fromkeys(report["paper"])) if p in counts.index]
+    counts = counts.reindex(order)
     counts["published numbers"] = counts[list(STATUSES)].sum(axis=1)
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
+
+
+# --------------------------------------------------------------------------- evidence checks
+def notebook_labels(root: str | Path | None = None) -> dict[str, str]:
+    """Every MyST target ``(label)=`` in a markdown cell of a notebook: label -> notebook."""
+    root = Path(root) if root is not None else _repo_root()
+    found: dict[str, str] = {}
+    for path in sorted((root / "notebooks").glob("*/*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for cell in cells:
+            if cell["cell_type"] == "markdown":
+                for label in _LABEL.findall("".join(cell["source"])):
+                    found[label] = path.relative_to(root).with_suffix("").as_posix()
+    return found
+
+
+def check_evidence(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> list[str]:
+    """Problems with the evidence behind the verdicts (an empty list when every verdict has it).
+
+    Every ``shown_in`` notebook exists; every cell a tolerance or an explanation names is a
+    labelled markdown cell of a notebook; a measured tolerance's CSV is not the compared table
+    itself; every registered CSV exists.
+    """
+    root = Path(root) if root is not None else _repo_root()
+    specs = load_registry(root=root) if specs is None else specs
+    labels = notebook_labels(root)
+    problems = []
+    for spec in specs:
+        if spec.legacy is not None:
+            problems.append(f"{spec.csv}: still in {REGISTRY} (typed tolerance, untested causes); move it to {REGISTRY_DIR}/")
+        if not (root / f"{spec.shown_in}.ipynb").is_file():
+            problems.append(f"{spec.csv}: shown_in {spec.shown_in} is not a notebook")
+        if not (root / "data" / "derived" / spec.csv).is_file():
+            problems.append(f"{spec.csv}: the table does not exist in data/derived/")
+        for cell in spec.cells():
+            if cell not in labels:
+                problems.append(f"{spec.csv}: cell label {cell!r} is not a MyST target in any notebook")
+        tol = spec.tolerance
+        if tol is not None and tol.source is not None and tol.source.csv == spec.csv:
+            problems.append(f"{spec.csv}: the tolerance must come from the cell that measured a spread, not the table")
+    return problems
+
+
+# --------------------------------------------------------------------------- writing tables
+def write_derived(
+    frame: pd.DataFrame,
+    name: str,
+    *,
+    digits: int | None = None,
+    index: bool = False,
+    root: str | Path | None = None,
+) -> str:
+    """Write ``frame`` to ``data/derived/<name>`` reproducibly; return the repository-relative path.
+
+    Floats are rounded to ``digits`` decimals (if given) and written with ``\\n`` line ends, so
+    that the file's bytes do not depend on rounding noise in the last digits (a BLAS kernel, a
+    thread count) and the test run leaves ``git status`` clean.
+    """
+    root = Path(root) if root is not None else _repo_root()
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"write_derived takes a DataFrame, got {type(frame).__name__}")
+    if "/" in name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or not name.endswith(".csv"):
+        raise ValueError(f"name must be a file name ending in .csv (a sub-folder is allowed), got {name!r}")
+    out = frame.copy()
+    if digits is not None:
+        floats = out.select_dtypes(include="floating").columns
+        out[floats] = out[floats].round(digits)
+        out[floats] = out[floats].where(out[floats] != 0, 0.0)  # no "-0.0"
+    path = root / "data" / "derived" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    out.to_csv(path, index=index, lineterminator="\n")
+    return path.relative_to(root).as_posix()

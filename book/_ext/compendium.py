@@ -11,6 +11,18 @@
     The BibTeX source of the given keys of ``book/references.bib``, as a code block.
 ``{book-bibtex}``
     A BibTeX entry for the book itself, from ``CITATION.cff``.
+``{chapter-results} <paper key>``
+    A chapter's results box: the verdicts of :mod:`lib.report` for one paper, table by table.
+``{figures-list}``
+    Every figure of the book (``book/figures``): caption, the notebook and cell that make it,
+    its files with their sha256, and how to cite it.
+``{paper}`0.837```
+    A number the paper publishes, quoted in prose (marked as the paper's, not ours).
+
+Equation numbers (``CONTRIBUTING.md`` §3): a labelled display equation whose LaTeX carries
+``\tag{L10}`` is a paper's equation and is numbered ``(L10)``; every other labelled display
+equation is the book's own and is numbered per chapter, ``(1.4)``, chapters counted from 0 (the
+foundations) in the order of ``_toc.yml``'s parts. ``{eq}`` references print the same numbers.
 
 Registered as a local extension in ``_config.yml`` (``sphinx: local_extensions``).
 """
@@ -90,10 +102,10 @@ _DOC_ROLE = re.compile(r"\{doc\}`(?P<text>[^`<]*?<)?(?P<target>[^`<>]+)(?P<close
 
 
 def absolute_doc_links(lines: list[str], page: str) -> list[str]:
-    """Rewrite relative ``{doc}`` targets of a page's text so they resolve from any page.
+    """Rewrite relative ``{doc}`` targets and glue keys of a page's text so they resolve from any page.
 
     An admonition copied from ``notebooks/ch/nb`` onto the errata page would otherwise look
-    for ``{doc}`other``` next to the errata page.
+    for ``{doc}`other``` next to the errata page, and for its glued numbers in the errata page.
     """
     folder = posixpath.dirname(page)
 
@@ -103,7 +115,15 @@ def absolute_doc_links(lines: list[str], page: str) -> list[str]:
             target = "/" + posixpath.normpath(posixpath.join(folder, target))
         return f"{{doc}}`{match['text'] or ''}{target}{match['close']}`"
 
-    return [_DOC_ROLE.sub(fix, line) for line in lines]
+    def fix_glue(match: re.Match[str]) -> str:
+        if "::" in match["key"]:
+            return match[0]
+        return f"{{{match['role']}}}`/{page}.ipynb::{match['key']}`"
+
+    return [_GLUE_ROLE.sub(fix_glue, _DOC_ROLE.sub(fix, line)) for line in lines]
+
+
+_GLUE_ROLE = re.compile(r"\{(?P<role>glue(?::\w+)?)\}`(?P<key>[^`]+)`")
 
 
 def _section(title: str, ident: str) -> nodes.section:
@@ -167,8 +187,42 @@ def _pipe_table(frame: Any) -> list[str]:
     return [header, rule, *rows, ""]
 
 
+_EVIDENCE_WORDS = {"tolerance": "spread", "cause": "cause"}
+
+
+def _evidence_cell(evidence: str) -> str:
+    """``tolerance:lab cause:lab2`` -> MyST links to the labelled cells."""
+    links = []
+    for token in str(evidence).split():
+        kind, label = token.split(":", 1)
+        links.append(f"{{ref}}`{_EVIDENCE_WORDS[kind]} <{label}>`")
+    return ", ".join(links)
+
+
+def _report_rows(rows: Any, kind: str) -> Any:
+    rows = rows.drop(columns=["paper", "table"])
+    if kind == "claims":
+        rows = rows.drop(columns=["difference", "tolerance", "evidence"])
+    else:
+        rows = rows.assign(
+            difference=rows["difference"].astype(float).round(4),
+            tolerance=rows["tolerance"].astype(float).map(lambda t: f"{t:.3g}"),
+            evidence=rows["evidence"].map(_evidence_cell),
+        )
+        if not (rows["evidence"] != "").any():
+            rows = rows.drop(columns=["evidence"])
+    if not (rows["note"] != "").any():
+        rows = rows.drop(columns=["note"])
+    return rows
+
+
+def _tally(statuses: Any, classes: Any) -> str:
+    n = statuses.value_counts()
+    return ", ".join(f"{n.get(s, 0)} {s}" for s in classes if n.get(s, 0)) or "nothing compared"
+
+
 class ReproductionReport(Directive):
-    """Renders lib.report's report: counts per paper, then each table's numbers."""
+    """Renders lib.report's report: counts per paper, then each table's numbers with evidence."""
 
     has_content = False
 
@@ -179,12 +233,14 @@ class ReproductionReport(Directive):
         env = self.state.document.settings.env
         specs = report.load_registry(root=root)
         env.note_dependency(str(root / report.REGISTRY))
+        for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
+            env.note_dependency(str(path))
         table = report.reproduction_report(specs, root=root)
-        counts = report.summary(table)
+        papers = report.load_papers(root=root)
+        counts = report.summary(table, list(papers))
         out: list[nodes.Node] = []
 
         section = _section("Counts per paper", "counts-per-paper")
-        papers = report.load_papers(root=root)
         named = counts.reset_index()
         named["paper"] = [p if p == "all papers" else f"{papers[p]} {{cite:p}}`{p}`" for p in named["paper"]]
         self.state.nested_parse(StringList(_pipe_table(named), source=env.docname), 0, section)
@@ -192,25 +248,219 @@ class ReproductionReport(Directive):
 
         for spec in specs:
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
-            rows = table[table["table"] == spec.table].drop(columns=["paper", "table"])
+            rows = table[table["table"] == spec.table]
+            setup = (
+                "the paper's set-up is identified"
+                if spec.setup == "identified"
+                else f"**set-up guessed**: {spec.setup_note.strip()}"
+            )
             if spec.kind == "claims":
-                rows = rows.drop(columns=["difference", "tolerance"])
+                rule = "claims: reproduced when they hold on our numbers, contradicted otherwise"
+            elif spec.tolerance is not None and spec.tolerance.rule == "last-digit":
+                rule = "tolerance: one unit of the paper's last printed digit (a deterministic quantity)"
             else:
-                rows = rows.assign(difference=rows["difference"].astype(float).round(4))
-            if not (rows["note"] != "").any():
-                rows = rows.drop(columns=["note"])
-            n = rows["status"].value_counts()
-            tally = ", ".join(f"{n.get(s, 0)} {s}" for s in report.STATUSES)
+                assert spec.tolerance is not None
+                rule = (
+                    "tolerance: legacy, typed (not yet measured)" if spec.legacy is not None else
+                    f"tolerance: from the {{ref}}`measured spread <{spec.tolerance.cell}>` "
+                    f"(`data/derived/{spec.tolerance.source.csv}`)"
+                )
             section = _section(spec.table, _slug(spec.csv))
             lines = [
                 f"{papers[spec.paper]} {{cite:p}}`{spec.paper}`, shown in {{doc}}`/{spec.shown_in}`; "
-                f"stored in `data/derived/{spec.csv}`. {tally}.",
+                f"stored in `data/derived/{spec.csv}`; {setup}; {rule}. "
+                f"{_tally(rows['status'], report.STATUSES)}.",
                 "",
-                *_pipe_table(rows),
+                *_pipe_table(_report_rows(rows, spec.kind)),
             ]
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out
+
+
+class ChapterResults(Directive):
+    """A chapter's results box, generated from the registry: what the book found for one paper."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        import lib.report as report
+
+        root = _root(self)
+        env = self.state.document.settings.env
+        key = self.arguments[0].strip()
+        papers = report.load_papers(root=root)
+        if key not in papers:
+            raise self.error(f"chapter-results: unknown paper {key!r} (registry has {sorted(papers)})")
+        specs = [s for s in report.load_registry(root=root) if s.paper == key]
+        for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
+            env.note_dependency(str(path))
+        box = nodes.admonition(classes=["chapter-results", "tip"])
+        box += nodes.title(text="What the book found")
+        if not specs:
+            box += nodes.paragraph(text="No published number of this paper is compared yet.")
+            return [box]
+        table = report.reproduction_report(specs, root=root)
+        lines = [
+            f"Of the {len(table)} numbers and claims the paper publishes that this chapter compares: "
+            f"{_tally(table['status'], report.STATUSES)} "
+            f"(classes and evidence: {{doc}}`/book/reproduction-report`).",
+            "",
+            "| table or figure | " + " | ".join(report.STATUSES) + " |",
+            "|---|" + "---|" * len(report.STATUSES),
+        ]
+        for spec in specs:
+            env.note_dependency(str(root / "data" / "derived" / spec.csv))
+            n = table.loc[table["table"] == spec.table, "status"].value_counts()
+            cells = " | ".join(str(n.get(s, 0)) for s in report.STATUSES)
+            lines.append(f"| [{_cell(spec.table)}](/book/reproduction-report.md#{_slug(spec.csv)}) | {cells} |")
+        self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
+        return [box]
+
+
+def paper_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None,
+               content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
+    """``{paper}`0.837```: a number the paper publishes, quoted in the book's prose."""
+    node = nodes.abbreviation(text, text, explanation="the paper's published number", classes=["paper-number"])
+    return [node], []
+
+
+_SAVE = re.compile(r"save_figure\(\s*[^,()]+,\s*(?P<q>[\"'])(?P<name>[^\"']+)(?P=q)\s*[,)]")
+
+
+def figure_sources(root: Path) -> dict[str, tuple[str, int, dict[str, Any]]]:
+    """figure file stem -> (notebook without suffix, code cell number from 1, mystnb figure metadata)."""
+    found: dict[str, tuple[str, int, dict[str, Any]]] = {}
+    for _, name in _toc_files(root):
+        path = root / f"{name}.ipynb"
+        if not path.is_file():
+            continue
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        code = [c for c in cells if c["cell_type"] == "code"]
+        for number, cell in enumerate(code, start=1):
+            for match in _SAVE.finditer("".join(cell["source"])):
+                found[match["name"]] = (name, number, cell.get("metadata", {}).get("mystnb", {}).get("figure", {}))
+    return found
+
+
+class FiguresList(Directive):
+    """Every figure file of ``book/figures`` with its caption, source cell, sha256 and citation."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        import hashlib
+
+        root = _root(self)
+        env = self.state.document.settings.env
+        folder = root / "book" / "figures"
+        sources = figure_sources(root)
+        stems = sorted({p.stem for p in folder.iterdir() if p.suffix in (".png", ".svg")})
+        orphans = [s for s in stems if s not in sources]
+        if orphans:
+            raise self.error(f"figures-list: no notebook of the toc writes {orphans}")
+        citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+        book = f"{citation['title']} ({str(citation.get('date-released', ''))[:4]}), version {citation.get('version', '')}"
+        out: list[nodes.Node] = []
+        for stem in sorted(stems, key=lambda s: (_toc_index(root, sources[s][0]), sources[s][1], s)):
+            notebook, number, meta = sources[stem]
+            rows = []
+            for suffix in (".png", ".svg"):
+                path = folder / f"{stem}{suffix}"
+                env.note_dependency(str(path))
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                rows.append(f"| [`book/figures/{stem}{suffix}`](/book/figures/{stem}{suffix}) | `{digest}` |")
+            label = meta.get("name", f"fig-{stem}")
+            caption = " ".join(str(meta.get("caption", "")).split())
+            lines = [
+                f"```{{image}} /book/figures/{stem}.png",
+                ":width: 60%",
+                f":alt: {stem}",
+                "```",
+                "",
+                f"{{numref}}`{label}` — {caption}",
+                "",
+                f"Made by code cell {number} of {{doc}}`/{notebook}`; label `{label}`.",
+                "",
+                "| file | sha256 |",
+                "|---|---|",
+                *rows,
+                "",
+                f"Cite as: *{_cell(book)}*, figure `{label}` (file `book/figures/{stem}.png`, sha256 above). "
+                "The test suite regenerates every figure and checks its bytes, so the sha256 identifies "
+                "the figure of this version of the book.",
+                "",
+            ]
+            section = _section(stem, f"figure-{stem}")
+            self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
+            out.append(section)
+        return out
+
+
+def _toc_index(root: Path, name: str) -> int:
+    return [n for _, n in _toc_files(root)].index(name)
+
+
+# ---------------------------------------------------------------------------- equation numbers
+_TAG = re.compile(r"\\tag\*?\{([^{}]+)\}")
+
+
+def _chapters(root: Path) -> dict[str, int]:
+    """docname -> chapter number: the index of its part in _toc.yml (0 = foundations)."""
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
+    chapter_of: dict[str, int] = {}
+
+    def walk(entries: list[dict[str, Any]], number: int) -> None:
+        for entry in entries or []:
+            if "file" in entry:
+                chapter_of[entry["file"]] = number
+            walk(entry.get("sections", []), number)
+
+    for number, part in enumerate(toc.get("parts", [])):
+        walk(part.get("chapters", []), number)
+    return chapter_of
+
+
+def number_equations(app: Any, env: Any) -> list[str]:
+    """Give every labelled display equation its number (see the module docstring)."""
+    if not (env.config.numfig and env.config.math_numfig):
+        return []
+    root = Path(app.confdir)
+    chapter_of = _chapters(root)
+    counters: dict[int, int] = {}
+    for docname, _ in sorted(env.toc_fignumbers.items(), key=lambda kv: (chapter_of.get(kv[0], 99), _toc_pos(root, kv[0]))):
+        numbers = env.toc_fignumbers[docname].get("displaymath")
+        if not numbers:
+            continue
+        doctree = env.get_doctree(docname)
+        tags, order = {}, []
+        for node in doctree.findall(nodes.math_block):
+            if node["ids"] and node["ids"][0] in numbers:
+                order.append(node["ids"][0])
+                match = _TAG.search(node.astext())
+                if match:
+                    tags[node["ids"][0]] = match[1].strip()
+        chapter = chapter_of.get(docname)
+        for ident in order:
+            if ident in tags:
+                numbers[ident] = (tags[ident],)
+            elif chapter is not None:
+                counters[chapter] = counters.get(chapter, 0) + 1
+                numbers[ident] = (chapter, counters[chapter])
+    return []
+
+
+def _toc_pos(root: Path, docname: str) -> int:
+    names = [n for _, n in _toc_files(root)]
+    return names.index(docname) if docname in names else len(names)
+
+
+def strip_tags(app: Any, doctree: Any, docname: str) -> None:
+    """Drop ``\\tag{..}`` from labelled equations: Sphinx prints their number (the tag) itself."""
+    for node in doctree.findall(nodes.math_block):
+        if node["ids"] and _TAG.search(node.astext()):
+            text = _TAG.sub("", node.astext())
+            node.children = [nodes.Text(text)]
 
 
 def _bib_entries(text: str) -> dict[str, str]:
@@ -302,4 +552,9 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("reproduction-report", ReproductionReport)
     app.add_directive("bibtex-entries", BibtexEntries)
     app.add_directive("book-bibtex", BookBibtex)
+    app.add_directive("chapter-results", ChapterResults)
+    app.add_directive("figures-list", FiguresList)
+    app.add_role("paper", paper_role)
+    app.connect("env-get-updated", number_equations, priority=900)
+    app.connect("doctree-resolved", strip_tags)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

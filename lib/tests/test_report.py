@@ -1,14 +1,13 @@
-"""Tests of lib.report: the classification of published numbers and the registry.
+"""Tests of lib.report: the five verdict classes, the evidence they rest on, the registry.
 
-The report over the real stored tables is computed by the book build (the
-``{reproduction-report}`` directive fails the build on any inconsistency); here the rules
-are tested on small tables whose statuses are known by construction, and the real registry
-is checked for what can be checked without reading files the notebooks rewrite while the
-test suite runs.
+The rules are tested on small tables whose verdicts are known by construction; the real
+registries are checked for their evidence (labelled cells, measured tolerances), which is what
+a reader follows from the report page.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -19,70 +18,128 @@ import yaml
 import lib.report as report
 from lib.data import REPO_ROOT
 
+#: Chapters whose entries are still in the old single registry while their notebooks are
+#: migrated to the rules of CONTRIBUTING.md §1. The list only shrinks; empty at the end.
+NOT_YET_MIGRATED: set[str] = {
+    "found-nb-table1-data.csv", "nb-table2.csv", "nb-table1.csv", "nb-table3.csv", "nb-table1-cv-claim.csv",
+    "nb-speed-claims.csv", "comp-iris-table1.csv", "comp-digits-table2.csv", "comp-digits-table3.csv",
+    "comp-digits-claims.csv", "comp-estimation-claims.csv", "sdp-figure1-claims.csv", "sdp-ordinary-claims.csv",
+    "tv-real-verdict.csv", "coal-group-claims.csv", "coal-grid-claims.csv",
+}
 
-def _write(root: Path, tables: list[dict], csvs: dict[str, str], papers: dict | None = None) -> None:
+
+def _write(root: Path, tables: list[dict], csvs: dict[str, str], papers: dict | None = None,
+           notebooks: dict[str, list[str]] | None = None) -> None:
     derived = root / "data" / "derived"
-    derived.mkdir(parents=True)
-    registry = {"papers": papers or {"p1": "Paper one", "p2": "Paper two"}, "tables": tables}
-    (derived / "reproduction.yaml").write_text(yaml.safe_dump(registry, allow_unicode=True))
+    (derived / "reproduction").mkdir(parents=True)
+    (derived / "reproduction.yaml").write_text(yaml.safe_dump({"papers": papers or {"p1": "Paper one", "p2": "Paper two"}}))
+    (derived / "reproduction" / "01-chapter.yaml").write_text(yaml.safe_dump({"tables": tables}, allow_unicode=True))
     for name, text in csvs.items():
         (derived / name).write_text(text)
+    for name, markdown in (notebooks or {}).items():
+        path = root / f"{name}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cells = [{"cell_type": "markdown", "metadata": {}, "source": text} for text in markdown]
+        path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
 
 
 def test_classify_rules() -> None:
     assert report.classify(1.0, 1.04, 0.05) == "reproduced"
     assert report.classify(1.0, 1.05, 0.05) == "reproduced"  # the boundary counts
     assert report.classify(1.0, 1.06, 0.05) == "not reproduced"
-    assert report.classify(1.0, 0.5, 0.05, "a stated cause") == "explained deviation"
+    assert report.classify(1.0, 1.04, 0.05, setup="guessed") == "consistent"
+    assert report.classify(1.0, 1.5, 0.05, setup="guessed") == "not reproduced"
+    # a cause is demonstrated only when changing it recovers the paper's number
+    assert report.classify(1.0, 0.5, 0.05, recovered=0.98) == "explained deviation"
+    assert report.classify(1.0, 0.5, 0.05, recovered=0.7) == "not reproduced"
+    assert report.classify(1.0, 0.5, 0.05, erratum=True) == "explained deviation"
+    assert report.classify(1.0, 0.5, 0.05, erratum=False) == "not reproduced"
     assert report.classify(1.0, float("nan"), 0.05) == "not reproduced"
     assert report.classify(-2.0, -2.0, 0.0) == "reproduced"
     with pytest.raises(ValueError, match="tolerance"):
         report.classify(1.0, 1.0, -0.1)
     with pytest.raises(ValueError, match="missing"):
         report.classify(float("nan"), 1.0, 0.1)
+    with pytest.raises(ValueError, match="setup"):
+        report.classify(1.0, 1.0, 0.1, setup="probably")
 
 
-def test_report_counts_by_construction(tmp_path: Path) -> None:
-    numeric = "name,quantity,paper,ours,difference\n" + "\n".join(
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("0.5550", 1e-4), ("14", 0.0), ("-0.837", 1e-3), ("12.5", 0.1), ("1.5e-3", 1e-4), ("3e2", 0.0)],
+)
+def test_last_digit_tolerance(text: str, expected: float) -> None:
+    assert math.isclose(report.last_digit_tolerance(text), expected, abs_tol=1e-15)
+
+
+def test_report_by_construction(tmp_path: Path) -> None:
+    numeric = "name,quantity,paper,ours\n" + "\n".join(
         [
-            "a,norm,1.00,1.02,0.02",  # reproduced (norm tol 0.05)
-            "b,norm,1.00,1.20,0.20",  # not reproduced
-            "c,cos,0.50,0.70,0.20",  # explained (prefix rule)
-            "d,cos,0.50,,",  # ours missing: not reproduced
-            "e,cos,,0.3,",  # the paper publishes nothing here: skipped
-            "f,cos,0.10,0.19,0.09",  # reproduced (cos tol 0.1)
-            "g,setting,5,5,0",  # excluded: a protocol setting, not a result
+            "a,norm,1.00,1.02",  # reproduced (measured tolerance 0.05 for norm)
+            "b,norm,1.00,1.20",  # not reproduced, hypothesis noted
+            "c,cos,0.50,0.70",  # explained: recovered 0.52 within 0.1
+            "d,cos,0.50,0.90",  # cause named, recovered 0.75: not confirmed
+            "e,cos,,0.3",  # the paper publishes nothing here: skipped
+            "f,cos,0.10,",  # ours missing
+            "g,setting,5,5",  # excluded
         ]
     )
-    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nz,yes,partly,False\nw,not claimed,yes,True\n"
+    tolerances = "quantity,tolerance\nnorm,0.05\ncos,0.1\n"
+    causes = "name,quantity,recovered\nc,cos,0.52\nd,cos,0.75\n"
+    exact = "quantity,paper,ours\ncount,14,14\nshare,0.5550,0.55507\nrate,0.25,0.27\n"
+    guessed = "name,paper,ours\nx,0.30,0.31\ny,0.30,0.60\n"
+    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nw,not claimed,yes,True\nv,assumption,-,False\n"
     tables = [
-        dict(csv="t1.csv", paper="p1", table="T1", shown_in="nb/one", key=["name", "quantity"],
-             tolerance={"norm": 0.05, "cos": 0.1}, tolerance_by="quantity", explained={"c*": "cause c"},
-             exclude=["* / setting"]),
-        dict(csv="t2.csv", paper="p2", table="T2", shown_in="nb/two", key=["claim"], kind="claims",
-             explained={"z": "cause z"}),
+        dict(csv="t1.csv", paper="p1", table="T1", shown_in="notebooks/ch/one", key=["name", "quantity"],
+             tolerance=dict(csv="t1-spread.csv", column="tolerance", key=["quantity"], cell="one-spread"),
+             explained={"c / cos": dict(cause="cause c", cell="one-c",
+                                        recovered=dict(csv="t1-cause.csv", column="recovered", key=["name"])),
+                        "d / cos": dict(cause="cause d", cell="one-c",
+                                        recovered=dict(csv="t1-cause.csv", column="recovered", key=["name"]))},
+             hypotheses={"b / *": "maybe b"}, exclude=["* / setting"]),
+        dict(csv="t2.csv", paper="p1", table="T2", shown_in="notebooks/ch/one", key=["quantity"],
+             tolerance={"rule": "last-digit"}, explained={"rate": dict(
+                 cause="erratum: the rates add up to 1.1", cell="one-c",
+                 erratum=dict(csv="t2-erratum.csv", column="proved"))}),
+        dict(csv="t3.csv", paper="p2", table="T3", shown_in="notebooks/ch/two", key=["name"], setup="guessed",
+             setup_note="the instance is not identified; we picked the closest",
+             tolerance=dict(csv="t3-spread.csv", column="tolerance", cell="two-spread")),
+        dict(csv="t4.csv", paper="p2", table="T4", shown_in="notebooks/ch/two", key=["claim"], kind="claims"),
     ]
-    _write(tmp_path, tables, {"t1.csv": numeric, "t2.csv": claims})
+    csvs = {"t1.csv": numeric, "t1-spread.csv": tolerances, "t1-cause.csv": causes, "t2.csv": exact,
+            "t2-erratum.csv": "proved\nTrue\n", "t3.csv": guessed, "t3-spread.csv": "tolerance\n0.02\n",
+            "t4.csv": claims}
+    _write(tmp_path, tables, csvs, notebooks={"notebooks/ch/one": ["(one-spread)=\n## x", "(one-c)=\ntext"],
+                                              "notebooks/ch/two": ["(two-spread)=\n"]})
     rep = report.reproduction_report(root=tmp_path)
-    status = dict(zip(rep["item"], rep["status"]))
-    assert status == {
-        "a / norm": "reproduced",
-        "b / norm": "not reproduced",
-        "c / cos": "explained deviation",
-        "d / cos": "not reproduced",
-        "f / cos": "reproduced",
-        "x": "reproduced",
-        "y": "not reproduced",
-        "z": "explained deviation",
+    by_table = {t: dict(zip(g["item"], g["status"])) for t, g in rep.groupby("table")}
+    assert by_table["T3"] == {"x": "consistent", "y": "not reproduced"}
+    assert by_table["T4"] == {"x": "reproduced", "y": "contradicted"}
+    assert by_table["T1"] == {
+        "a / norm": "reproduced", "b / norm": "not reproduced", "c / cos": "explained deviation",
+        "d / cos": "not reproduced", "f / cos": "not reproduced",
     }
-    assert rep.loc[rep["item"] == "c / cos", "note"].item() == "cause c"
-    assert math.isclose(rep.loc[rep["item"] == "b / norm", "difference"].item(), 0.2)
-    counts = report.summary(rep)
+    assert by_table["T2"] == {"count": "reproduced", "share": "reproduced", "rate": "explained deviation"}
+    notes = dict(zip(rep["item"] + "@" + rep["table"], rep["note"]))
+    assert "maybe b" in notes["b / norm@T1"]
+    assert "cause not confirmed" in notes["d / cos@T1"] and "0.75" in notes["d / cos@T1"]
+    assert notes["c / cos@T1"] == "cause c"
+    assert "not identified" in notes["x@T3"]
+    evidence = dict(zip(rep["item"] + "@" + rep["table"], rep["evidence"]))
+    assert evidence["c / cos@T1"] == "tolerance:one-spread cause:one-c"
+    assert evidence["a / norm@T1"] == "tolerance:one-spread"
+    assert math.isclose(rep.loc[rep["item"] == "b / norm", "tolerance"].item(), 0.05)
+    assert math.isclose(rep.loc[rep["item"] == "share", "tolerance"].item(), 1e-4)
+    counts = report.summary(rep, ["p1", "p2"])
     assert counts.loc["p1"].to_dict() == {
-        "reproduced": 2, "explained deviation": 1, "not reproduced": 2, "published numbers": 5
+        "reproduced": 3, "consistent": 0, "explained deviation": 2, "not reproduced": 3, "contradicted": 0,
+        "published numbers": 8,
     }
-    assert counts.loc["p2", "published numbers"] == 3
-    assert counts.loc["all papers", "published numbers"] == 8
+    assert counts.loc["p2"].to_dict() == {
+        "reproduced": 1, "consistent": 1, "explained deviation": 0, "not reproduced": 1, "contradicted": 1,
+        "published numbers": 4,
+    }
+    assert report.check_evidence(root=tmp_path) == []
     assert report.load_papers(root=tmp_path) == {"p1": "Paper one", "p2": "Paper two"}
 
 
@@ -91,37 +148,64 @@ def test_report_counts_by_construction(tmp_path: Path) -> None:
     [
         (dict(kind="histogram"), "kind"),
         (dict(key=[]), "key"),
-        (dict(tolerance={"norm": 0.1}), "tolerance_by"),
-        (dict(tolerance=-1.0), ">= 0"),
+        (dict(tolerance=0.05), "not a typed number"),
+        (dict(tolerance={"rule": "whatever"}), "last-digit"),
+        (dict(tolerance={"csv": "s.csv", "column": "t"}), "name the cell"),
+        (dict(setup="guessed"), "setup_note"),
+        (dict(setup="maybe"), "setup must be"),
+        (dict(explained={"a": "a typed cause"}), "hypotheses"),
+        (dict(explained={"a": {"cause": "c", "cell": "x"}}), "exactly one of"),
         (dict(colour="red"), "unknown field"),
         (dict(paper="p9"), "missing under 'papers'"),
     ],
 )
 def test_registry_errors(tmp_path: Path, entry: dict, message: str) -> None:
-    base = dict(csv="t.csv", paper="p1", table="T", shown_in="nb", key=["name"])
+    base = dict(csv="t.csv", paper="p1", table="T", shown_in="nb", key=["name"], tolerance={"rule": "last-digit"})
     _write(tmp_path, [{**base, **entry}], {"t.csv": "name,paper,ours\na,1,1\n"})
     with pytest.raises(ValueError, match=message):
         report.load_registry(root=tmp_path)
 
 
+def test_claims_tables_have_no_tolerance_or_deviation(tmp_path: Path) -> None:
+    base = dict(csv="c.csv", paper="p1", table="C", shown_in="nb", key=["claim"], kind="claims")
+    _write(tmp_path, [{**base, "tolerance": {"rule": "last-digit"}}], {})
+    with pytest.raises(ValueError, match="holds, or it is contradicted"):
+        report.load_registry(root=tmp_path)
+
+
+def test_evidence_problems(tmp_path: Path) -> None:
+    tables = [
+        dict(csv="t.csv", paper="p1", table="T", shown_in="notebooks/ch/one", key=["name"],
+             tolerance=dict(csv="t.csv", column="ours", cell="nowhere")),
+        dict(csv="gone.csv", paper="p1", table="G", shown_in="nb/none", key=["name"], tolerance={"rule": "last-digit"}),
+    ]
+    _write(tmp_path, tables, {"t.csv": "name,paper,ours\na,1,1\n"}, notebooks={"notebooks/ch/one": ["no label here"]})
+    problems = report.check_evidence(root=tmp_path)
+    assert any("'nowhere' is not a MyST target" in p for p in problems)
+    assert any("not the table" in p for p in problems)
+    assert any("nb/none is not a notebook" in p for p in problems)
+    assert any("gone.csv: the table does not exist" in p for p in problems)
+
+
 def test_table_errors(tmp_path: Path) -> None:
-    base = dict(paper="p1", table="T", shown_in="nb/x", key=["name"])
+    base = dict(paper="p1", table="T", shown_in="nb/x", key=["name"], tolerance={"rule": "last-digit"})
     _write(
         tmp_path,
         [dict(csv="missing.csv", **base), dict(csv="cols.csv", **base), dict(csv="empty.csv", **base),
-         dict(csv="tol.csv", **base, tolerance={"norm": 0.1}, tolerance_by="quantity"),
-         dict(csv="holds.csv", **{**base, "key": ["claim"]}, kind="claims")],
+         dict(csv="tol.csv", **{**base, "tolerance": dict(csv="s.csv", column="t", key=["name"], cell="c")}),
+         dict(csv="holds.csv", **{k: v for k, v in base.items() if k != "tolerance"}, kind="claims")],
         {"cols.csv": "name,value\na,1\n", "empty.csv": "name,paper,ours\na,,1\n",
-         "tol.csv": "name,quantity,paper,ours\na,angle,1,1\n", "holds.csv": "claim,paper,ours,holds\nc,y,y,maybe\n"},
+         "tol.csv": "name,paper,ours\na,1,1\n", "s.csv": "name,t\nb,0.1\n",
+         "holds.csv": "name,paper,ours,holds\nc,y,y,maybe\n"},
     )
     specs = {s.csv: s for s in report.load_registry(root=tmp_path)}
-    with pytest.raises(FileNotFoundError, match="run nb/x"):
+    with pytest.raises(FileNotFoundError, match="nb/x"):
         report.table_rows(specs["missing.csv"], tmp_path)
     with pytest.raises(ValueError, match="missing column"):
         report.table_rows(specs["cols.csv"], tmp_path)
     with pytest.raises(ValueError, match="no published number"):
         report.table_rows(specs["empty.csv"], tmp_path)
-    with pytest.raises(ValueError, match="no tolerance for quantity = 'angle'"):
+    with pytest.raises(ValueError, match="expected one row for name = 'a', found 0"):
         report.table_rows(specs["tol.csv"], tmp_path)
     with pytest.raises(ValueError, match="true or false"):
         report.table_rows(specs["holds.csv"], tmp_path)
@@ -133,17 +217,31 @@ def test_summary_rejects_unknown_status() -> None:
         report.summary(frame)
 
 
-def test_real_registry_points_at_existing_tables_and_notebooks() -> None:
+def test_write_derived_is_byte_stable(tmp_path: Path) -> None:
+    (tmp_path / "data" / "derived").mkdir(parents=True)
+    a = pd.DataFrame({"name": ["x", "y"], "value": [0.1 + 0.2, -1e-17]})
+    b = pd.DataFrame({"name": ["x", "y"], "value": [0.3, 1e-17]})  # differs only by rounding noise
+    path = report.write_derived(a, "t.csv", digits=6, root=tmp_path)
+    first = (tmp_path / path).read_bytes()
+    report.write_derived(b, "t.csv", digits=6, root=tmp_path)
+    assert (tmp_path / path).read_bytes() == first == b"name,value\nx,0.3\ny,0.0\n"
+    with pytest.raises(ValueError, match=".csv"):
+        report.write_derived(a, "t.txt", root=tmp_path)
+
+
+def test_real_registry_evidence() -> None:
+    """Every verdict of the book rests on evidence a reader can follow (labelled cells)."""
     specs = report.load_registry(root=REPO_ROOT)
     papers = report.load_papers(root=REPO_ROOT)
     assert specs, "the registry lists no table"
     bib = (REPO_ROOT / "book" / "references.bib").read_text(encoding="utf-8")
     for key in papers:
         assert "{" + key + "," in bib, f"{key} is not a key of book/references.bib"
+    problems = [p for p in report.check_evidence(specs, REPO_ROOT) if p.split(":", 1)[0] not in NOT_YET_MIGRATED]
+    assert problems == []
     for spec in specs:
-        assert (REPO_ROOT / "data" / "derived" / spec.csv).is_file(), spec.csv
-        assert (REPO_ROOT / f"{spec.shown_in}.ipynb").is_file(), spec.shown_in
+        text = (REPO_ROOT / f"{spec.shown_in}.ipynb").read_text(encoding="utf-8")
         # The notebook named as the table's source writes it (its name appears in its code).
-        assert spec.csv in (REPO_ROOT / f"{spec.shown_in}.ipynb").read_text(encoding="utf-8") or (
-            spec.csv.removesuffix(".csv") in (REPO_ROOT / f"{spec.shown_in}.ipynb").read_text(encoding="utf-8")
-        ), f"{spec.shown_in} does not mention {spec.csv}"
+        assert spec.csv in text or spec.csv.removesuffix(".csv") in text, f"{spec.shown_in} does not mention {spec.csv}"
+    legacy = {s.csv for s in specs if s.legacy is not None}
+    assert legacy <= NOT_YET_MIGRATED, f"new entries must use the chapter registries: {sorted(legacy - NOT_YET_MIGRATED)}"

@@ -1,0 +1,88 @@
+"""The built book (``_build/html``, made by the README's first command) follows the book's conventions.
+
+- One equation numbering (``CONTRIBUTING.md`` §3): a paper's equation is numbered with the
+  paper's letter and number, ``(L10)``; the book's own are numbered per chapter, ``(1.4)``.
+- The Figures page lists every file of ``book/figures`` with its sha256.
+- Every chapter landing page opens with its generated results box.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+LETTERS = {1: "L", 2: "C", 3: "A", 4: "T", 5: "F"}
+EQNO = re.compile(r'<span class="eqno">\(([^)<]*)')
+
+pytestmark = pytest.mark.skipif(
+    not (HTML / "index.html").is_file(),
+    reason="the book is not built (run the README's first command); CI always builds it first",
+)
+
+
+def _pages_by_chapter() -> dict[int, list[str]]:
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages: dict[int, list[str]] = {}
+
+    def walk(entries: list[dict], number: int) -> None:
+        for entry in entries or []:
+            if "file" in entry:
+                pages.setdefault(number, []).append(entry["file"])
+            walk(entry.get("sections", []), number)
+
+    for number, part in enumerate(toc["parts"]):
+        walk(part.get("chapters", []), number)
+    return pages
+
+
+def test_one_equation_numbering() -> None:
+    seen_any = False
+    for chapter, pages in _pages_by_chapter().items():
+        own: list[tuple[int, int]] = []
+        for page in pages:
+            html = (HTML / f"{page}.html").read_text(encoding="utf-8")
+            for number in EQNO.findall(html):
+                seen_any = True
+                book = re.fullmatch(r"(\d+)\.(\d+)", number)
+                if book:
+                    assert int(book[1]) == chapter, f"{page}: equation ({number}) is numbered in another chapter"
+                    own.append((int(book[1]), int(book[2])))
+                    continue
+                paper = re.fullmatch(r"([A-Z])(\d+(?:\.\d+)*[a-z]?)", number)
+                assert paper, f"{page}: equation number ({number}) follows neither convention"
+                assert chapter in LETTERS and paper[1] == LETTERS[chapter], (
+                    f"{page}: ({number}) carries another paper's letter (chapter {chapter}: {LETTERS.get(chapter)})"
+                )
+        assert own == sorted(set(own)), f"chapter {chapter}: the book's equation numbers repeat or go backwards"
+        assert [k for _, k in own] == list(range(1, len(own) + 1)), f"chapter {chapter}: numbers skip"
+    assert seen_any, "no numbered equation found"
+
+
+def test_figures_page_lists_every_figure_with_its_digest() -> None:
+    html = (HTML / "book" / "figures.html").read_text(encoding="utf-8")
+    files = sorted((ROOT / "book" / "figures").iterdir())
+    assert files
+    for path in files:
+        assert f"book/figures/{path.name}" in html, f"{path.name} is not on the Figures page"
+        assert hashlib.sha256(path.read_bytes()).hexdigest() in html, f"{path.name}: digest missing or stale"
+
+
+@pytest.mark.parametrize("page", ["01-naive-bayes", "02-shapley-compositions", "03-same-decision-probability",
+                                  "04-typical-value-contributions", "05-coalitional-explanations"])
+def test_landing_pages_open_with_their_results(page: str) -> None:
+    from lib.tests.test_prose import PENDING_CHAPTERS
+
+    if page in PENDING_CHAPTERS:
+        return  # still being migrated (the set only shrinks; test_prose checks it)
+    html = (HTML / "book" / f"{page}.html").read_text(encoding="utf-8")
+    body = html[html.index('<article class="bd-article">'):]
+    box = body.find("chapter-results")
+    assert box != -1, f"book/{page}: no results box"
+    first_list = min((i for i in (body.find("<ol"), body.find("<ul")) if i != -1), default=len(body))
+    assert box < first_list, f"book/{page}: the results box must come before the list of notebooks"
