@@ -530,7 +530,10 @@ def pca_groups(X: Any, alpha: float, *, scale: bool = False) -> Groups:
     component whose sign is arbitrary): absolute loadings, as the authors' code
     (``pca_grouping``); all ``d`` components of the centred data, unscaled unless
     ``scale=True`` (their default); duplicate groups kept once; attributes in no group
-    added as singletons.
+    added as singletons.  Where eigenvalues are tied (keel-monk-2, say) the components
+    are not unique; the canonical basis of :func:`canonical_components` is used, so the
+    groups do not depend on the CPU, and :func:`pca_is_determined` says whether another
+    equally valid basis could change them.
     """
     t = _check_alpha(alpha)
     A = numeric_matrix(X)
@@ -540,12 +543,94 @@ def pca_groups(X: Any, alpha: float, *, scale: bool = False) -> Groups:
         if np.any(sd == 0):
             raise ValueError("cannot scale a constant attribute")
         A = A / sd
-    _, _, vt = np.linalg.svd(A, full_matrices=False)
+    _, sv, vt = np.linalg.svd(A, full_matrices=False)
     groups = []
-    for comp in np.abs(vt):
+    for comp in np.abs(canonical_components(sv, vt)):
         top = comp.max()
         groups.append(tuple(np.flatnonzero((comp >= top * (1 - t)) | (comp == top)).tolist()))
     return _finish(groups, A.shape[1])
+
+
+#: Singular values closer than this, relative to the largest, count as tied.
+TIE_RTOL = 1e-8
+
+
+def tied_components(singular_values: np.ndarray, *, rtol: float = TIE_RTOL) -> list[tuple[int, ...]]:
+    """Clusters of (numerically) equal singular values, as index tuples of length ≥ 2.
+
+    Within such a cluster the principal directions are not determined by the data: any
+    rotation of them is an equally valid SVD, and which one a LAPACK call returns depends
+    on the CPU's floating-point kernels.  ``singular_values`` must be sorted decreasingly,
+    as ``np.linalg.svd`` returns them.
+    """
+    s = np.asarray(singular_values, dtype=float)
+    if s.ndim != 1:
+        raise ValueError(f"singular values must be a 1-D array, got shape {s.shape}")
+    if s.size and np.any(np.diff(s) > 0):
+        raise ValueError("singular values must be sorted decreasingly")
+    tol = rtol * (s[0] if s.size else 0.0)
+    clusters: list[tuple[int, ...]] = []
+    start = 0
+    for i in range(1, s.size + 1):
+        if i == s.size or s[i - 1] - s[i] > tol:
+            if i - start > 1:
+                clusters.append(tuple(range(start, i)))
+            start = i
+    return clusters
+
+
+def canonical_components(singular_values: np.ndarray, vt: np.ndarray, *, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Principal directions with a canonical basis inside every tied eigenspace.
+
+    Rows of ``vt`` whose singular values are tied (:func:`tied_components`) span an
+    eigenspace that the data determine, but not the basis of it.  The basis used instead
+    is a function of the eigenspace alone: Gram–Schmidt on the projections ``P e_1,
+    P e_2, …`` of the coordinate axes (``P = V Vᵀ``, the orthogonal projector on the
+    eigenspace, which is the same for every rotation of ``V``), skipping an axis whose
+    projection adds less than ``1e-6`` of a unit vector, each vector signed so that its
+    largest-magnitude coordinate is positive.  Untied rows are returned as they are.
+    """
+    vt = np.array(vt, dtype=float, copy=True)
+    s = np.asarray(singular_values, dtype=float)
+    if vt.ndim != 2 or vt.shape[0] != s.size:
+        raise ValueError(f"vt must have one row per singular value, got {vt.shape} for {s.size} values")
+    for cluster in tied_components(s, rtol=rtol):
+        V = vt[list(cluster)].T                          # (d, k), orthonormal columns
+        P = V @ V.T
+        basis: list[np.ndarray] = []
+        for j in range(P.shape[0]):
+            u = P[:, j].copy()
+            for b in basis:
+                u -= (b @ u) * b
+            norm = float(np.linalg.norm(u))
+            if norm > 1e-6:
+                u /= norm
+                basis.append(u)
+            if len(basis) == len(cluster):
+                break
+        if len(basis) != len(cluster):                    # cannot happen for an orthonormal V
+            raise ValueError("could not build a basis of a tied eigenspace")
+        for row, u in zip(cluster, basis):
+            k = int(np.argmax(np.round(np.abs(u), 12)))
+            vt[row] = u if u[k] > 0 else -u
+    return vt
+
+
+def pca_is_determined(X: Any, *, scale: bool = False) -> bool:
+    """Whether the principal directions of ``X`` are unique (no tied eigenvalues).
+
+    When they are not, :func:`pca_groups` still returns one well-defined grouping (from
+    :func:`canonical_components`), but another basis of the tied eigenspace, just as valid,
+    could give other groups: a grouping the data do not determine.
+    """
+    A = numeric_matrix(X)
+    A = A - A.mean(axis=0)
+    if scale:
+        sd = A.std(axis=0)
+        if np.any(sd == 0):
+            raise ValueError("cannot scale a constant attribute")
+        A = A / sd
+    return not tied_components(np.linalg.svd(A, compute_uv=False))
 
 
 def variance_inflation_factors(X: Any) -> np.ndarray:

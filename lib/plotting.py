@@ -15,8 +15,9 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.transforms import Bbox
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "figure_path", "save_figure", "shapley_bars"]
+__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "save_figure", "shapley_bars", "snapped_tight_bbox"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -29,12 +30,54 @@ def figure_path(name: str, suffix: str = ".png") -> Path:
     return FIGURE_DIR / f"{name}{suffix}"
 
 
+def denoise(values: np.ndarray, decimals: int = 12) -> np.ndarray:
+    """``values`` rounded to ``decimals`` places, for drawing.
+
+    A quantity that is 0, or equal to another, in exact arithmetic comes out of floating
+    point a few ulps off, and the ulps differ between BLAS kernels: an arrow of length
+    1e-17 then points in a direction set by rounding noise, and noisy data limits move
+    every tick.  Rounding far below anything visible removes that noise (a value would have
+    to lie within 1e-16 of a rounding boundary at ``decimals`` places to keep it).
+    """
+    a = np.asarray(values, dtype=float)
+    if not np.all(np.isfinite(a)):
+        raise ValueError("cannot draw NaN or infinite values")
+    return np.round(a, decimals) + 0.0        # + 0.0 turns -0.0 into 0.0
+
+
+#: The grid, in inches, the crop box of a saved figure is snapped to (outwards).
+SNAP_INCHES = 0.02
+
+
+def snapped_tight_bbox(fig: Figure, pad_inches: float = 0.1, grid: float = SNAP_INCHES) -> Bbox:
+    """Matplotlib's tight bounding box of ``fig``, padded and widened to a grid of ``grid`` inches.
+
+    The edges become round numbers of inches that last-bit noise in the drawing cannot move
+    (a noisy edge would have to lie within ~1e-13 inch of a grid line), so the canvas size
+    and the offset of every drawn coordinate are the same on every machine.
+    """
+    if grid <= 0 or pad_inches < 0:
+        raise ValueError(f"need grid > 0 and pad_inches >= 0, got {grid}, {pad_inches}")
+    tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad_inches)
+    (x0, y0), (x1, y1) = tight.get_points()
+    snap = np.array([np.floor(x0 / grid), np.floor(y0 / grid), np.ceil(x1 / grid), np.ceil(y1 / grid)])
+    a, b, c, d = (np.round(snap) * grid).tolist()
+    return Bbox.from_extents(round(a, 6), round(b, 6), round(c, 6), round(d, 6))
+
+
 def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
     """Save ``fig`` as ``book/figures/<name>.<fmt>`` for each format, reproducibly.
+
+    The figure is cropped to :func:`snapped_tight_bbox`, not to matplotlib's
+    ``bbox_inches="tight"``: text extents are multiples of 1/64 pixel, so a tight canvas
+    edge sits exactly on a rounding boundary of the SVG's six printed decimals, and the
+    last-bit noise of data-dependent tick positions (which differs between BLAS kernels)
+    would flip it, and with it every coordinate of the file.
 
     Returns the paths written, relative to the repository root (no machine paths).
     """
     FIGURE_DIR.mkdir(parents=True, exist_ok=True)
+    bbox = snapped_tight_bbox(fig)
     written = []
     for fmt in formats:
         path = figure_path(name, "." + fmt)
@@ -42,7 +85,7 @@ def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg"))
         if fmt == "png":
             meta = {"Software": None}
         with mpl.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
-            fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches="tight")
+            fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())
     return written
 

@@ -616,3 +616,47 @@ def write_derived(
     path.parent.mkdir(parents=True, exist_ok=True)
     out.to_csv(path, index=index, lineterminator="\n")
     return path.relative_to(root).as_posix()
+
+
+def ranked(values: pd.DataFrame | pd.Series, by: str | None = None, *, ascending: bool = False,
+           decimals: int = 10) -> pd.DataFrame | pd.Series:
+    """Rows sorted by a value, the same order on every CPU.
+
+    Two values equal in exact arithmetic (two features with the same Shapley value) come
+    out of floating point a few ulps apart, in an order that depends on the BLAS kernel.
+    The sort key is therefore the value rounded to ``decimals`` places; ties are broken
+    by the index labels (as strings, ascending), whichever way the values are sorted.
+    ``by`` names the column of a DataFrame; a Series is sorted by its values.
+    """
+    if isinstance(values, pd.DataFrame):
+        if by is None or by not in values.columns:
+            raise ValueError(f"name the column to rank by (one of {list(values.columns)}), got {by!r}")
+        key = values[by]
+    elif isinstance(values, pd.Series):
+        if by is not None:
+            raise ValueError("a Series is ranked by its values; do not pass `by`")
+        key = values
+    else:
+        raise TypeError(f"rank a pandas DataFrame or Series, got {type(values).__name__}")
+    v = pd.to_numeric(key, errors="raise").to_numpy(dtype=float)
+    labels = np.array([str(i) for i in values.index])
+    return values.iloc[stable_order(v, ascending=ascending, decimals=decimals, tie_break=labels)]
+
+
+def stable_order(values: Any, *, ascending: bool = True, decimals: int = 10,
+                 tie_break: Any | None = None) -> np.ndarray:
+    """Indices that sort ``values`` (1-D), the same on every CPU: see :func:`ranked`.
+
+    Values are compared rounded to ``decimals`` places; ties keep the order of
+    ``tie_break`` (ascending) if given, else their positions.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1:
+        raise ValueError(f"need a 1-D array of values, got shape {v.shape}")
+    if np.isnan(v).any():
+        raise ValueError("cannot rank NaN values")
+    rounded = np.round(v, decimals)
+    second = np.arange(v.size) if tie_break is None else np.asarray(tie_break)
+    if second.shape != v.shape:
+        raise ValueError(f"tie_break must have the shape of values {v.shape}, got {second.shape}")
+    return np.lexsort((second, rounded if ascending else -rounded))

@@ -516,3 +516,62 @@ def test_model_groups_bad_input():
         co.model_groups(_interaction_model, X, 0.1, max_rows=1)
     assert co.model_groups(_interaction_model, X, 0.1, max_rows=30)  # a sample of rows works
     assert co.ALL_METHODS[-1] == "Model" and set(co.ALL_METHODS[:-1]) == set(co.GROUP_METHODS)
+
+
+# --- tied eigenvalues: PCA groups that do not depend on the CPU ---------------------------
+
+
+def _tied_data() -> np.ndarray:
+    """Three independent attributes of equal variance (one tied eigenspace of dimension 3)
+    and one of larger variance: a full factorial design, as KEEL's monk-2."""
+    return np.array(list(itertools.product([0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 1.0, 2.0], [0.0, 10.0, 20.0])))
+
+
+def test_tied_components_finds_clusters():
+    s = np.array([5.0, 3.0, 3.0 * (1 + 1e-12), 2.0, 1.0, 1.0])
+    s = np.sort(s)[::-1]
+    assert co.tied_components(s) == [(1, 2), (4, 5)]
+    assert co.tied_components(np.array([3.0, 2.0, 1.0])) == []
+    with pytest.raises(ValueError, match="decreasingly"):
+        co.tied_components(np.array([1.0, 2.0]))
+
+
+@given(st.floats(0.0, 2 * math.pi), st.floats(0.0, 2 * math.pi), st.booleans())
+@settings(max_examples=50, deadline=None)
+def test_canonical_components_ignore_the_basis_of_a_tied_eigenspace(a, b, flip):
+    # any rotation (and sign) of the basis LAPACK returns inside a tied eigenspace gives
+    # the same canonical components, hence the same groups
+    A = _tied_data()
+    A = A - A.mean(axis=0)
+    _, s, vt = np.linalg.svd(A, full_matrices=False)
+    cluster = co.tied_components(s)
+    assert [len(c) for c in cluster] == [3]
+    idx = list(cluster[0])
+    ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
+    R = np.array([[ca, -sa, 0], [sa, ca, 0], [0, 0, 1]]) @ np.array([[1, 0, 0], [0, cb, -sb], [0, sb, cb]])
+    if flip:
+        R = -R
+    rotated = vt.copy()
+    rotated[idx] = R @ vt[idx]
+    np.testing.assert_allclose(co.canonical_components(s, rotated), co.canonical_components(s, vt), atol=1e-9)
+
+
+def test_canonical_components_keep_an_orthonormal_basis_and_untied_rows():
+    A = _tied_data()
+    A = A - A.mean(axis=0)
+    _, s, vt = np.linalg.svd(A, full_matrices=False)
+    c = co.canonical_components(s, vt)
+    np.testing.assert_allclose(c @ c.T, np.eye(len(s)), atol=1e-12)
+    untied = [i for i in range(len(s)) if all(i not in t for t in co.tied_components(s))]
+    np.testing.assert_array_equal(c[untied], vt[untied])
+    with pytest.raises(ValueError, match="one row per singular value"):
+        co.canonical_components(s[:-1], vt)
+
+
+def test_pca_groups_on_tied_data_are_canonical_and_flagged():
+    A = _tied_data()
+    assert not co.pca_is_determined(A)
+    # the three tied, independent attributes: the canonical basis is the coordinate axes
+    assert co.pca_groups(A, 0.1) == ((3,), (0,), (1,), (2,))
+    rng = np.random.default_rng(0)
+    assert co.pca_is_determined(rng.normal(size=(50, 4)) * [1.0, 2.0, 3.0, 4.0])

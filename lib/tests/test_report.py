@@ -245,3 +245,20 @@ def test_real_registry_evidence() -> None:
         assert spec.csv in text or spec.csv.removesuffix(".csv") in text, f"{spec.shown_in} does not mention {spec.csv}"
     legacy = {s.csv for s in specs if s.legacy is not None}
     assert legacy <= NOT_YET_MIGRATED, f"new entries must use the chapter registries: {sorted(legacy - NOT_YET_MIGRATED)}"
+
+
+def test_ranked_breaks_ties_by_label_not_by_rounding_noise():
+    import numpy as np
+
+    a = 0.1 + 0.2                                   # 0.30000000000000004
+    frame = pd.DataFrame({"v": [0.3, a, 0.5, 0.1]}, index=["Genetics", "Coughing", "Smoking", "Age"])
+    noisy = frame.assign(v=[a, 0.3, 0.5, 0.1])      # the two tied values the other way round
+    for f in (frame, noisy):
+        assert list(report.ranked(f, "v").index) == ["Smoking", "Coughing", "Genetics", "Age"]
+        assert list(report.ranked(f, "v", ascending=True).index) == ["Age", "Coughing", "Genetics", "Smoking"]
+    assert list(report.ranked(frame["v"]).index) == ["Smoking", "Coughing", "Genetics", "Age"]
+    np.testing.assert_array_equal(report.stable_order(np.array([a, 0.3, 0.1])), [2, 0, 1])
+    with pytest.raises(ValueError, match="column"):
+        report.ranked(frame, "w")
+    with pytest.raises(ValueError, match="NaN"):
+        report.stable_order(np.array([1.0, np.nan]))
