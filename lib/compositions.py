@@ -51,6 +51,7 @@ __all__ = [
     "sample_shapley_compositions",
     "shap_permutation_compositions",
     "shap_sampling_compositions",
+    "summary_table",
 ]
 
 Model = Callable[[Any], Any]
@@ -330,6 +331,37 @@ def cosine_matrix(compositions: npt.ArrayLike) -> np.ndarray:
     if phi.ndim < 2:
         raise ValueError("expected at least two axes: (..., d, N)")
     return sx.cosine(phi[..., :, None, :], phi[..., None, :, :])
+
+
+def summary_table(
+    compositions: npt.ArrayLike,
+    feature_names: Sequence[str],
+    class_names: Sequence[str],
+    order: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """The numbers of the paper's Table 1 (§5.3, Appendix C) for one explanation, in long form.
+
+    ``compositions`` is ``(d, N)``, one Shapley composition per feature.  Rows, in the
+    paper's layout (features in ``order``, by default as given): the norm of each feature
+    (``with`` empty), its projections on the ``N`` class-compositions (``with`` = the class)
+    and its cosine with every *earlier* feature of ``order`` (``with`` = that feature).
+    Columns ``quantity``, ``feature``, ``with``, ``value``: one row per published number.
+    """
+    phi = sx.check_composition(compositions)
+    features, classes = list(feature_names), list(class_names)
+    if phi.ndim != 2 or phi.shape != (len(features), len(classes)):
+        raise ValueError(f"expected compositions of shape (d, N) = ({len(features)}, {len(classes)}), got {phi.shape}")
+    order = features if order is None else list(order)
+    if sorted(order) != sorted(features):
+        raise ValueError(f"order must list the features {features} once each, got {order}")
+    idx = [features.index(f) for f in order]
+    nrm, proj, cos = norms(phi)[idx], class_projections(phi)[idx], cosine_matrix(phi)[np.ix_(idx, idx)]
+    rows: list[tuple[str, str, str, float]] = []
+    for a, feat in enumerate(order):
+        rows.append(("norm", feat, "", float(nrm[a])))
+        rows.extend(("projection", feat, c, float(proj[a, k])) for k, c in enumerate(classes))
+        rows.extend(("cosine", feat, order[b], float(cos[a, b])) for b in range(a))
+    return pd.DataFrame(rows, columns=["quantity", "feature", "with", "value"])
 
 
 def class_logits(p: npt.ArrayLike) -> np.ndarray:

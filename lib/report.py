@@ -460,7 +460,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             if row[spec.paper_column].strip().lower() in NOT_A_CLAIM:
                 continue
             holds = _truthy(row[spec.holds_column])
-            status = ("reproduced" if spec.setup == "identified" else "consistent") if holds else "contradicted"
+            status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
+                      else ("consistent" if holds else "not reproduced"))  # a guessed set-up cannot contradict
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
                                 difference="", tolerance="", status=status, note=note, evidence=""))
             continue

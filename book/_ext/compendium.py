@@ -136,6 +136,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
+def report_label(csv: str) -> str:
+    """The label of a comparison table's section on the reproduction report (for ``{ref}``)."""
+    return f"report-{_slug(csv)}"
+
+
 class ErrataList(Directive):
     """Collects the errata (and explained deviations) of every page, in reading order."""
 
@@ -265,7 +270,9 @@ class ReproductionReport(Directive):
                     f"tolerance: from the {{ref}}`measured spread <{spec.tolerance.cell}>` "
                     f"(`data/derived/{spec.tolerance.source.csv}`)"
                 )
-            section = _section(spec.table, _slug(spec.csv))
+            section = _section(spec.table, report_label(spec.csv))
+            section["names"].append(report_label(spec.csv))
+            self.state.document.note_explicit_target(section, section)  # a label {ref} can name
             lines = [
                 f"{papers[spec.paper]} {{cite:p}}`{spec.paper}`, shown in {{doc}}`/{spec.shown_in}`; "
                 f"stored in `data/derived/{spec.csv}`; {setup}; {rule}. "
@@ -313,7 +320,8 @@ class ChapterResults(Directive):
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
             n = table.loc[table["table"] == spec.table, "status"].value_counts()
             cells = " | ".join(str(n.get(s, 0)) for s in report.STATUSES)
-            lines.append(f"| [{_cell(spec.table)}](/book/reproduction-report.md#{_slug(spec.csv)}) | {cells} |")
+            title = _cell(spec.table).replace("<", "&lt;").replace("`", "'")
+            lines.append(f"| {{ref}}`{title} <{report_label(spec.csv)}>` | {cells} |")
         self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
         return [box]
 

@@ -467,3 +467,29 @@ def test_estimation_errors_table():
     assert sub["mean_distance"].iloc[0] == table.set_index("estimator").loc["Algorithm 2", "mean_distance"]
     with pytest.raises(ValueError, match="unknown estimator"):
         cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])
+
+
+def test_summary_table_layout_and_values():
+    rng = np.random.default_rng(3)
+    phi = sx.closure(rng.uniform(0.2, 1.0, size=(4, 3)))
+    feats, classes = ["a", "b", "c", "d"], ["x", "y", "z"]
+    t = cp.summary_table(phi, feats, classes, order=["c", "a", "d", "b"])
+    # 4 norms, 4 x 3 projections, 6 cosines: the 22 numbers of the paper's Table 1
+    assert list(t.columns) == ["quantity", "feature", "with", "value"]
+    assert t["quantity"].value_counts().to_dict() == {"projection": 12, "cosine": 6, "norm": 4}
+    assert list(t.loc[t["quantity"] == "norm", "feature"]) == ["c", "a", "d", "b"]
+    get = t.set_index(["quantity", "feature", "with"])["value"]
+    assert get[("norm", "d", "")] == pytest.approx(float(sx.norm(phi[3])))
+    assert get[("projection", "a", "y")] == pytest.approx(float(cp.class_projections(phi)[0, 1]))
+    assert get[("cosine", "b", "c")] == pytest.approx(float(sx.cosine(phi[1], phi[2])))
+    # every row of projections sums to 0 (the class-compositions sum to the neutral element)
+    sums = t[t["quantity"] == "projection"].groupby("feature")["value"].sum()
+    np.testing.assert_allclose(sums, 0.0, atol=1e-12)
+
+
+def test_summary_table_rejects_bad_input():
+    phi = sx.closure(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="shape"):
+        cp.summary_table(phi, ["a"], ["x", "y", "z"])
+    with pytest.raises(ValueError, match="order"):
+        cp.summary_table(phi, ["a", "b"], ["x", "y", "z"], order=["a", "a"])
