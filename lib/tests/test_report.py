@@ -22,7 +22,7 @@ from lib.data import REPO_ROOT
 #: migrated to the rules of CONTRIBUTING.md §1. The list only shrinks; empty at the end.
 NOT_YET_MIGRATED: set[str] = {
     "found-nb-table1-data.csv", "nb-table2.csv", "nb-table1.csv", "nb-table3.csv", "nb-table1-cv-claim.csv",
-    "nb-speed-claims.csv", "sdp-figure1-claims.csv", "sdp-ordinary-claims.csv",
+    "nb-speed-claims.csv",
     "tv-real-verdict.csv",
 }
 
