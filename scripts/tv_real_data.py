@@ -6,7 +6,9 @@ compares the typical-value contributions and the integral variant with the **exa
 interventional Shapley values (``lib.shapley.exact_shapley``, all 2**d coalitions) of the
 same model, on the draft's scale ``log f`` and on the log-odds, row by row
 (``lib.typical_value.compare_with_shapley``). The protocol (split, imputation, feature
-selection, background, explained rows) is ``lib.typical_value.prepare_real_data``.
+selection, background, explained rows) is ``lib.typical_value.prepare_real_data``; the
+typical values are computed on the training split as given, before imputation
+(``RealDataSetting.typical_values``).
 
 Results are written per data set (resumable: a data set whose files exist is skipped
 unless ``--force``), then gathered:
@@ -65,7 +67,7 @@ def fit(kind: str, calibrated: bool, s: tv.RealDataSetting):
 def run_one(s: tv.RealDataSetting, kind: str, calibrated: bool) -> tuple[pd.DataFrame, dict]:
     """Records of one (data set, model, calibration) and the model's test-split quality."""
     model = fit(kind, calibrated, s)
-    typical = tv.typical_values(s.X_train, s.y_train)
+    typical = s.typical_values()  # on the training split as given (before imputation)
     rec, shap_res = tv.compare_with_shapley(model, s.rows, s.background, typical)
     gap = float(np.abs(shap_res.efficiency_gap()).max())
     if gap > 1e-9:

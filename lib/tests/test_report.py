@@ -23,7 +23,6 @@ from lib.data import REPO_ROOT
 NOT_YET_MIGRATED: set[str] = {
     "found-nb-table1-data.csv", "nb-table2.csv", "nb-table1.csv", "nb-table3.csv", "nb-table1-cv-claim.csv",
     "nb-speed-claims.csv",
-    "tv-real-verdict.csv",
 }
 
 

@@ -595,6 +595,55 @@ def test_prepare_real_data_selects_imputes_and_samples():
         tv.prepare_real_data("toy", X, y[:-1], "pos")
 
 
+def test_real_data_typical_values_use_the_data_as_given():
+    """The Adult case in miniature: the negatives' own mode is "clerical", but a fifth of
+    the negatives have no value, and imputing them with the overall mode ("prof", the
+    positives' value) before taking the mode would make "prof" typical."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    y = np.where(rng.random(n) < 0.4, "pos", "neg")
+    neg = y == "neg"
+    occ = np.where(neg, rng.choice(["clerical", "prof", "sales"], n, p=[0.40, 0.35, 0.25]), "prof")
+    occ = np.where(neg & (rng.random(n) < 0.2), None, occ)
+    X = pd.DataFrame({"occupation": pd.Categorical(occ, categories=["clerical", "prof", "sales"]),
+                      "x": rng.standard_normal(n)})
+    s = tv.prepare_real_data("toy", X, y, "pos", seed=0)
+    assert s.fill["occupation"] == "prof"  # the overall training mode
+    # the mode among the training negatives with a value, counted by hand
+    train_occ = s.X_train_given["occupation"].to_numpy(dtype=object)
+    counts = Counter(v for v, label in zip(train_occ, s.y_train) if label == 0 and v is not None and v == v)
+    assert counts.most_common(1)[0][0] == "clerical"
+    typ = s.typical_values()
+    assert typ.values[0] == "clerical" and typ.kinds[0] == "categorical"
+    assert 0.1 < typ.missing_share[0] < 0.3
+    # imputing first would have made the positives' value typical: the case the method avoids
+    assert tv.typical_values(s.X_train, s.y_train).values[0] == "prof"
+    # X_train is X_train_given with the missing values filled
+    pd.testing.assert_frame_equal(s.X_train, s.X_train_given.fillna(s.fill))
+
+
+@settings(max_examples=25, deadline=None)
+@given(missing=st.floats(0.55, 0.95), seed=st.integers(0, 2**16))
+def test_real_data_missing_typical_value_gets_the_fill_value(missing, seed):
+    """A feature missing for most negatives has the draft's "missing" typical value; the
+    classifiers see imputed data, so the value plugged in is the training fill value."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    y = np.where(rng.random(n) < 0.3, "pos", "neg")
+    X = pd.DataFrame({"a": rng.standard_normal(n) + (y == "pos"), "b": rng.standard_normal(n)})
+    X.loc[(y == "neg") & (rng.random(n) < missing), "b"] = np.nan
+    s = tv.prepare_real_data("toy", X, y, "pos", seed=0)
+    share = float(np.isnan(s.X_train_given["b"].to_numpy()[s.y_train == 0]).mean())
+    typ = s.typical_values()
+    assert typ.missing_share[1] == pytest.approx(share)
+    if share > 0.5:
+        assert typ.kinds[1] == "missing" and typ.values[1] == s.fill["b"]
+        assert s.fill["b"] == pytest.approx(float(np.nanmedian(s.X_train_given["b"])))
+    else:
+        assert typ.kinds[1] != "missing"
+    assert typ.kinds[0] != "missing" and not np.isnan(float(typ.values[0]))
+
+
 @pytest.mark.parametrize("kind", tv.MODEL_KINDS)
 def test_real_data_models_fit_on_mixed_frames(kind):
     from sklearn.calibration import CalibratedClassifierCV
