@@ -11,9 +11,15 @@ notebooks, the landing pages, the back matter) it checks that
 - every internal link resolves, fragment included;
 - the browser logs no error and no request fails;
 - notebook pages carry a Binder launch link to the configured repository and a download
-  link to the notebook file.
+  link to the notebook file;
+- on a phone (400 px wide) and on a desktop (1400 px), every display equation either fits its
+  box or its box scrolls sideways, its number is not clipped, and nothing around it cuts it
+  off (``book/_static/compendium.css``; long equations are split, CONTRIBUTING.md §3).
 
-Screenshots of every page are written to ``_build/screenshots/`` (look at them).
+Each width is read with one browser tab, reused from page to page. Screenshots of every page
+are written to ``_build/screenshots/`` (look at them): ``<page>.png`` at 1400 px,
+``<page>--400.png`` at 400 px, and ``<page>--400-math.png`` centred on the page's widest
+display equation.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+# Viewport widths: a phone, and a desktop (the theme shows both sidebars from 1200 px).
+PHONE, DESKTOP = 400, 1400
 
 
 def _pages() -> list[str]:
@@ -95,15 +103,72 @@ def browser(site: str) -> Iterator[Any]:
             browser.close()
 
 
-def _visit(browser: Any, url: str, shot: str) -> dict[str, Any]:
-    page = browser.new_page(viewport={"width": 1280, "height": 1400})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
-    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.goto(url, wait_until="networkidle")
-    page.evaluate("typeof MathJax === 'undefined' ? null : MathJax.startup.promise")
+# Every display equation (MathJax 3, CHTML output): whether it fits its boxes or they scroll.
+_DISPLAY_MATH = """() => {
+    const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+    const fits = e => e.scrollWidth <= e.clientWidth + 1;
+    const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+        + (typeof e.className === 'string' && e.className ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+    const screen = document.documentElement.clientWidth;
+    return Array.from(document.querySelectorAll('mjx-container[display="true"]')).map(c => {
+        const box = c.closest('div.math') || c;
+        const r = box.getBoundingClientRect();
+        const math = c.querySelector('mjx-math');
+        const mml = c.querySelector('mjx-assistive-mml');
+        const problems = [];
+        for (const e of new Set([c, box])) {
+            if (!fits(e) && !scrolls(e)) {
+                problems.push(`${name(e)} is ${e.scrollWidth} px wide in ${e.clientWidth} px and does not scroll`);
+            }
+        }
+        if (r.left < -1 || r.right > screen + 1) {
+            problems.push(`its box spans ${Math.round(r.left)}..${Math.round(r.right)} px on a ${screen} px screen`);
+        }
+        for (let a = box.parentElement; a && a !== document.body; a = a.parentElement) {
+            const s = a.getBoundingClientRect();
+            if (getComputedStyle(a).overflowX !== 'visible' && !scrolls(a) && (r.right > s.right + 1 || r.left < s.left - 1)) {
+                problems.push(`${name(a)} cuts its box off`);
+            }
+        }
+        const number = box.querySelector('.eqno');
+        if (number) {
+            const n = number.getBoundingClientRect();
+            if (n.width === 0 || n.left < r.left - 1 || n.right > r.right + 1) {
+                problems.push(`its number ${number.textContent.trim()} is clipped`);
+            }
+        }
+        return {
+            id: box.id || '',
+            text: (mml ? mml.textContent : '').replace(/\\s+/g, ' ').slice(0, 60),
+            width: math ? Math.round(math.getBoundingClientRect().width) : 0,
+            box: box.clientWidth,
+            problems: problems,
+        };
+    });
+}"""
+
+
+class Reader:
+    """One browser tab at one viewport width, reused for every page (loading is what takes time)."""
+
+    def __init__(self, browser: Any, width: int, height: int) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": height})
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url}"))
+        self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+
+    def open(self, url: str, wait_until: str) -> Any:
+        self.problems = []
+        self.page.goto(url, wait_until=wait_until)
+        self.page.evaluate("typeof MathJax === 'undefined' ? null : MathJax.startup.promise")
+        return self.page
+
+
+def _visit(reader: Reader, url: str, shot: str) -> dict[str, Any]:
+    """Everything the tests check on a page, read at the desktop width."""
+    page = reader.open(url, "networkidle")
     page.wait_for_function("Array.from(document.images).every(i => i.complete)")
     info = page.evaluate(
         """() => ({
@@ -122,6 +187,7 @@ def _visit(browser: Any, url: str, shot: str) -> dict[str, Any]:
             names: Array.from(document.querySelectorAll('a[name]')).map(e => e.name),
         })"""
     )
+    info["display"] = page.evaluate(_DISPLAY_MATH)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=False)
     figure = page.locator("figure img")
@@ -129,14 +195,46 @@ def _visit(browser: Any, url: str, shot: str) -> dict[str, Any]:
         # a second screenshot centred on the page's first numbered figure
         figure.first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"{shot}--figure.png"), full_page=False)
-    page.close()
-    info["problems"] = problems
+    info["problems"] = reader.problems
     return info
+
+
+def _visit_phone(reader: Reader, url: str, shot: str) -> list[dict[str, Any]]:
+    """The display equations of a page on a phone, with screenshots of the top and of the widest one."""
+    # MathJax is deferred, so it has started by the load event; a redirect page (the landing
+    # page's meta refresh) navigates after it, so there the network must go quiet first.
+    redirect = 'http-equiv="Refresh"' in (HTML / urllib.parse.urlparse(url).path.lstrip("/")).read_text(encoding="utf-8")
+    page = reader.open(url, "networkidle" if redirect else "load")
+    display = page.evaluate(_DISPLAY_MATH)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{shot}--{PHONE}.png"), full_page=False)
+    if display:
+        widest = max(range(len(display)), key=lambda i: display[i]["width"])
+        page.evaluate(
+            """i => document.querySelectorAll('mjx-container[display="true"]')[i]
+                   .scrollIntoView({block: 'center'})""",
+            widest,
+        )
+        page.screenshot(path=str(SHOTS / f"{shot}--{PHONE}-math.png"), full_page=False)
+    return display
 
 
 @pytest.fixture(scope="module")
 def visited(browser: Any, site: str) -> dict[str, dict[str, Any]]:
-    return {p: _visit(browser, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+    reader = Reader(browser, DESKTOP, 1400)
+    try:
+        return {p: _visit(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+    finally:
+        reader.page.close()
+
+
+@pytest.fixture(scope="module")
+def on_phone(browser: Any, site: str) -> dict[str, list[dict[str, Any]]]:
+    reader = Reader(browser, PHONE, 860)
+    try:
+        return {p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+    finally:
+        reader.page.close()
 
 
 def test_every_chapter_and_the_back_matter_are_visited() -> None:
@@ -218,3 +316,15 @@ def test_back_matter_pages_have_real_content(visited: dict[str, dict[str, Any]])
     for key in ("lemaire2023naive", "anonymous_shapley_compositions", "amoukou_brunel_game_changers",
                 "anonymous_typical_value", "ferrettini2020improving"):
         assert f"{{{key}," in cite, key
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("page", PAGES)
+def test_display_math_fits_or_scrolls(
+    visited: dict[str, dict[str, Any]], on_phone: dict[str, list[dict[str, Any]]], page: str, width: int
+) -> None:
+    display = visited[page]["display"] if width == DESKTOP else on_phone[page]
+    # the phone's tab typeset the same equations as the desktop's
+    assert len(on_phone[page]) == len(visited[page]["display"])
+    bad = [f"{eq['id'] or eq['text']!r}: {'; '.join(eq['problems'])}" for eq in display if eq["problems"]]
+    assert not bad, f"display equations cut off at {width} px: {bad}"
