@@ -653,6 +653,7 @@ def sample_shapley(
     allocation: Literal["variance", "uniform"] = "variance",
     min_samples: int = 2,
     batch_size: int = 1,
+    prior_samples: float = 0.0,
     adjust: bool = False,
     eps: float = 1e-6,
     feature_names: Sequence[str] | None = None,
@@ -680,6 +681,16 @@ def sample_shapley(
     that greedy rule with the variances frozen during a batch; ``batch_size=1``
     is the algorithm exactly as published.
 
+    ``prior_samples`` (book extension, 0 = as published): the variance the greedy rule
+    uses is shrunk towards the instance's mean over features, as if each feature had
+    ``prior_samples`` extra squared deviations at that mean,
+    ``σ̃_i² = (Σ(δ - δ̄)² + p σ̄²) / (m_i - 1 + p)``.  With a model whose differences
+    take few values (trees), two draws are often equal, the published rule then sees
+    ``σ_i² = 0`` and never samples that feature again (it is *starved* at
+    ``min_samples``); the shrinkage fades as ``m_i`` grows, so the allocation still
+    tends to ``m_i ∝ σ_i``.  The returned ``variances`` are always the plain sample
+    variances.
+
     ``adjust=True`` applies :func:`adjust_efficiency` (Appendix E, eq. 18-19 of the
     Shapley-composition paper; shap's ``SamplingExplainer``) so the estimates add
     up to ``f(x) - E_b f(b)``.
@@ -699,6 +710,8 @@ def sample_shapley(
         raise ValueError("X has no features")
     if batch_size < 1:
         raise ValueError("batch_size must be >= 1")
+    if not (np.isfinite(prior_samples) and prior_samples >= 0):
+        raise ValueError(f"prior_samples must be a finite number >= 0, got {prior_samples}")
     if allocation == "uniform":
         if max_samples < d:
             raise ValueError(f"max_samples={max_samples} is less than one sample per feature (d={d})")
@@ -735,7 +748,13 @@ def sample_shapley(
     rows_idx = np.arange(n)
     while remaining > 0:
         b = min(batch_size, remaining)
-        trace = (m2 / (counts_nd[:, None] - 1)).sum(axis=1).reshape(n, d)
+        ss = m2.sum(axis=1).reshape(n, d)                      # summed squared deviations
+        dof = counts_nd.reshape(n, d) - 1.0
+        if prior_samples > 0:
+            pooled = (ss / dof).mean(axis=1, keepdims=True)  # the instance's mean variance
+            trace = (ss + prior_samples * pooled) / (dof + prior_samples)
+        else:
+            trace = ss / dof
         planned = counts_nd.reshape(n, d).copy()
         picks = np.empty((n, b), dtype=np.int64)
         for t in range(b):

@@ -344,6 +344,44 @@ def test_variance_allocation_follows_algorithm_2():
     assert (res_b.n_samples[:, 2] == 5).all()
 
 
+def _step(Z):
+    # a tree-like model: each feature moves the output only past a threshold, so the
+    # differences f(b1) - f(b2) take few values and two draws are often equal
+    return (Z[:, 0] > 0.8).astype(float) + (Z[:, 1] > 0.0) + 0.5 * (Z[:, 2] > -0.5)
+
+
+def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
+    rng = np.random.default_rng(13)
+    X, B = np.array([[1.0, 1.0, 0.0]]), rng.normal(size=(40, 3))
+    starved_published = starved_prior = 0
+    for seed in range(40):
+        kw = dict(max_samples=600, min_samples=2, allocation="variance")
+        pub = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), **kw)
+        pri = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), prior_samples=4, **kw)
+        # every feature here has a variance > 0 (each one changes f for some rows)
+        starved_published += int((pub.n_samples[0] == 2).any())
+        starved_prior += int((pri.n_samples[0] == 2).any())
+        assert pri.n_samples.sum() == 600
+    assert starved_published > 0          # the published rule does starve (the reason for the option)
+    assert starved_prior == 0
+
+
+def test_prior_samples_zero_is_the_published_rule_and_bad_values_fail():
+    rng = np.random.default_rng(14)
+    X, B = rng.normal(size=(2, 4)), rng.normal(size=(30, 4))
+    a = sh.sample_shapley(_nonlinear, X, B, max_samples=200, rng=np.random.default_rng(3))
+    b = sh.sample_shapley(_nonlinear, X, B, max_samples=200, rng=np.random.default_rng(3), prior_samples=0)
+    np.testing.assert_array_equal(a.values, b.values)
+    np.testing.assert_array_equal(a.n_samples, b.n_samples)
+    # a null player still gets nothing beyond its minimum when the prior is small
+    f = lambda Z: Z[:, 0] * 3 + Z[:, 1]  # noqa: E731
+    res = sh.sample_shapley(f, X, B, max_samples=400, min_samples=5, rng=rng, prior_samples=1)
+    assert (res.n_samples[:, 2:] < 40).all()
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="prior_samples"):
+            sh.sample_shapley(f, X, B, max_samples=40, rng=rng, prior_samples=bad)
+
+
 def test_same_seed_same_estimates():
     X, B = np.ones((2, 3)), np.zeros((5, 3))
     a = sh.sample_shapley(_lin, X, B, max_samples=60, rng=np.random.default_rng(11)).values
