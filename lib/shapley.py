@@ -40,8 +40,10 @@ __all__ = [
     "ShapleyResult",
     "CountingModel",
     "adjust_efficiency",
+    "as_coalition_masks",
     "check_inputs",
     "coalition_masks",
+    "coalition_values",
     "exact_shapley",
     "interventional_game",
     "mix_rows",
@@ -278,6 +280,83 @@ def _evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
     return out
 
 
+def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
+    """Coalitions as a boolean ``(c, d)`` array (row ``r``, column ``j``: feature ``j`` present).
+
+    Accepts that array itself, or bitmasks (bit ``j`` = feature ``j``) as integers of any
+    size: numpy integers while ``d <= 62``, Python ints beyond (no ``2**d`` array is
+    ever built, so ``d`` can be in the hundreds).
+    """
+    if d < 1:
+        raise ValueError(f"need at least one feature, got d={d}")
+    if isinstance(coalitions, np.ndarray) and coalitions.dtype == bool:
+        if coalitions.ndim != 2 or coalitions.shape[1] != d or coalitions.shape[0] == 0:
+            raise ValueError(f"boolean coalitions must have shape (c, {d}) with c >= 1, got {coalitions.shape}")
+        return coalitions
+    ints = [int(s) for s in np.asarray(coalitions, dtype=object).reshape(-1)]
+    if not ints:
+        raise ValueError("coalitions must not be empty")
+    if min(ints) < 0 or max(ints) >= 1 << d:
+        raise ValueError(f"coalitions must be bitmasks in [0, 2**{d})")
+    if d <= 62:
+        arr = np.asarray(ints, dtype=np.int64)
+        return ((arr[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+    return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
+
+
+def coalition_values(
+    f: Model,
+    X: ArrayOrFrame | np.typing.ArrayLike,
+    background: ArrayOrFrame | np.typing.ArrayLike,
+    coalitions: Any,
+    *,
+    max_rows_per_call: int = 2**16,
+    allow_nan: bool = False,
+) -> np.ndarray:
+    """The interventional game on an explicit list of coalitions, for any number of features.
+
+    ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` (book eq. ``eq-found-interventional``;
+    Štrumbelj & Kononenko, 2014) for each row of ``X`` and each coalition in
+    ``coalitions`` (see :func:`as_coalition_masks`), without allocating the ``2**d``
+    coalitions.  Each *distinct* coalition is evaluated once: the model sees
+    ``n * (number of distinct coalitions) * m`` rows, in calls of at most about
+    ``max_rows_per_call`` rows.
+
+    Returns ``(n, c)`` for a single-output model, ``(n, c, k)`` otherwise, in the order of
+    ``coalitions`` (repeated coalitions repeat their value).
+    """
+    X, background = check_inputs(X, background, allow_nan)
+    n, d = X.shape
+    if max_rows_per_call < 1:
+        raise ValueError("max_rows_per_call must be >= 1")
+    masks = as_coalition_masks(coalitions, d)
+    # distinct coalitions in increasing bitmask order (the columns reversed make the
+    # lexicographic order of np.unique the numeric order of the bitmasks)
+    unique_rev, inverse = np.unique(masks[:, ::-1], axis=0, return_inverse=True)
+    unique = np.ascontiguousarray(unique_rev[:, ::-1])
+    inverse = np.asarray(inverse).reshape(-1)
+    m = background.shape[0]
+    n_coal = unique.shape[0]
+    blocks_per_call = max(1, max_rows_per_call // m)
+    total_blocks = n * n_coal
+    result: np.ndarray | None = None
+    for start in range(0, total_blocks, blocks_per_call):
+        stop = min(total_blocks, start + blocks_per_call)
+        idx = np.arange(start, stop)
+        inst, coal = np.divmod(idx, n_coal)
+        rows = _hybrid_rows(X, background, inst, unique[coal])
+        out = _evaluate(f, rows, len(idx) * m)
+        means = out.reshape((len(idx), m) + out.shape[1:]).mean(axis=1)
+        if result is None:
+            result = np.empty((total_blocks,) + means.shape[1:])
+        elif means.shape[1:] != result.shape[1:]:
+            raise ValueError("the model returned a different number of outputs between calls")
+        result[start:stop] = means
+    assert result is not None
+    values = result.reshape((n, n_coal) + result.shape[1:])
+    return values[:, inverse]
+
+
 def interventional_game(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -329,32 +408,14 @@ def interventional_game(
         )
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")
-    m = background.shape[0]
     if coalitions is None:
         chosen = np.arange(2**d, dtype=np.int64)
     else:
         chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
         if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
-    n_coal = len(chosen)
     masks = ((chosen[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
-    blocks_per_call = max(1, max_rows_per_call // m)
-    total_blocks = n * n_coal
-    result: np.ndarray | None = None
-    for start in range(0, total_blocks, blocks_per_call):
-        stop = min(total_blocks, start + blocks_per_call)
-        idx = np.arange(start, stop)
-        inst, coal = np.divmod(idx, n_coal)
-        rows = _hybrid_rows(X, background, inst, masks[coal])
-        out = _evaluate(f, rows, len(idx) * m)
-        means = out.reshape((len(idx), m) + out.shape[1:]).mean(axis=1)
-        if result is None:
-            result = np.empty((total_blocks,) + means.shape[1:])
-        elif means.shape[1:] != result.shape[1:]:
-            raise ValueError("the model returned a different number of outputs between calls")
-        result[start:stop] = means
-    assert result is not None
-    values = result.reshape((n, n_coal) + result.shape[1:])
+    values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
         return values
     game = np.full((n, 2**d) + values.shape[2:], np.nan)

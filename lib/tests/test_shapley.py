@@ -497,3 +497,44 @@ def test_interventional_game_on_chosen_coalitions():
     assert np.isnan(np.delete(part, [0, 5, 15], axis=1)).all()
     with pytest.raises(ValueError, match="bitmasks"):
         sh.interventional_game(_nonlinear, X, B, coalitions=[16])
+
+
+# --- sparse games: explicit coalitions, any d (issue: beyond the 2^d wall) ---------------
+
+
+def _linear_pairs(Z):
+    Z = np.asarray(Z, dtype=float)
+    return Z @ np.linspace(-1.0, 1.0, Z.shape[1]) + Z[:, 0] * Z[:, 1]
+
+
+def test_coalition_values_match_the_dense_game():
+    rng = np.random.default_rng(21)
+    X, B = rng.normal(size=(3, 6)), rng.normal(size=(7, 6))
+    dense = sh.interventional_game(_linear_pairs, X, B)
+    wanted = [0, 5, 63, 5, 17]                     # a repeat, any order
+    np.testing.assert_array_equal(sh.coalition_values(_linear_pairs, X, B, wanted), dense[:, wanted])
+    masks = sh.as_coalition_masks(wanted, 6)
+    np.testing.assert_array_equal(sh.coalition_values(_linear_pairs, X, B, masks), dense[:, wanted])
+
+
+def test_coalition_values_for_many_features_count_each_distinct_coalition_once():
+    rng = np.random.default_rng(22)
+    d = 70                                         # bitmasks beyond 64 bits: Python ints
+    X, B = rng.normal(size=(2, d)), rng.normal(size=(5, d))
+    wanted = [0, (1 << 69) | 1, (1 << d) - 1, 1 << 65, (1 << 69) | 1]
+    model = sh.CountingModel(_linear_pairs)
+    v = sh.coalition_values(model, X, B, wanted)
+    assert v.shape == (2, 5)
+    assert model.rows == 2 * 5 * 4                 # n * m * distinct coalitions
+    np.testing.assert_allclose(v[:, 2], _linear_pairs(X), atol=1e-12)            # all present: f(x)
+    np.testing.assert_allclose(v[:, 0], _linear_pairs(B).mean(), atol=1e-12)     # none: mean over B
+    np.testing.assert_array_equal(v[:, 1], v[:, 4])
+
+
+@pytest.mark.parametrize("bad", [[-1], [1 << 6], []])
+def test_coalition_values_reject_bad_coalitions(bad):
+    X, B = np.zeros((1, 6)), np.ones((2, 6))
+    with pytest.raises(ValueError, match="coalitions|bitmasks"):
+        sh.coalition_values(_linear_pairs, X, B, bad)
+    with pytest.raises(ValueError, match="shape"):
+        sh.coalition_values(_linear_pairs, X, B, np.ones((2, 5), dtype=bool))
