@@ -45,6 +45,7 @@ __all__ = [
     "from_class_projections",
     "ilr_model",
     "logistic",
+    "mixed_basis_projections",
     "naive_bayes_ilr_terms",
     "naive_bayes_shapley_compositions",
     "norms",
@@ -306,6 +307,28 @@ def class_projections(compositions: npt.ArrayLike) -> np.ndarray:
     phi = sx.check_composition(compositions)
     C = sx.class_compositions(phi.shape[-1])
     return sx.clr(phi) @ sx.clr(C).T
+
+
+def mixed_basis_projections(ilr_values: npt.ArrayLike, basis: npt.ArrayLike) -> np.ndarray:
+    """The "projections on the class-compositions" as the authors' summary function computes them.
+
+    ``ilr_values`` ``(..., N-1)`` are Shapley compositions in the coordinates of ``basis``
+    (``(N, N-1)``, e.g. :func:`lib.simplex.sbp_basis` of a bifurcation tree); the result
+    ``(..., N)`` is their dot product with the *Gram-Schmidt* coordinates of the unit
+    class-compositions (``ShapleyExplainer.summarize`` in ``shapleycomposition.py`` of the
+    repository ``shapley-composition/ecai-2024-code-and-exp``: ``class_vect =
+    ilr(self.class_compo)``, no basis, against ``self.shapley`` in the explainer's basis).
+    In clr terms this is ``<R φ, c^(k)>_a`` with the rotation ``R = V_GS V_Bᵀ``, so it
+    equals the projection of the paper's §5.3 and Appendix C, :func:`class_projections`,
+    only when ``basis`` is the Gram-Schmidt one.  Used to read the paper's Table 3.
+    """
+    z = np.asarray(ilr_values, dtype=float)
+    if z.ndim == 0 or not np.all(np.isfinite(z)):
+        raise ValueError("expected finite ILR coordinates (last axis N-1)")
+    n = z.shape[-1] + 1
+    sx.check_basis(basis, n)                      # the basis of ilr_values, validated
+    U = sx.ilr(sx.class_compositions(n))          # Gram-Schmidt coordinates, as in the authors' code
+    return z @ U.T
 
 
 def from_class_projections(projections: npt.ArrayLike) -> np.ndarray:

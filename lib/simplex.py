@@ -71,6 +71,7 @@ __all__ = [
     "power",
     "projection",
     "sbp_basis",
+    "support_ordered_sbp",
     "uniform",
 ]
 
@@ -543,7 +544,7 @@ def class_mahalanobis(
     return D
 
 
-def linkage_sbp(linkage: npt.ArrayLike, n_parts: int) -> np.ndarray:
+def linkage_sbp(linkage: npt.ArrayLike, n_parts: int, *, numerator: str = "smallest") -> np.ndarray:
     """Sign matrix ``(N-1, N)`` of the bifurcation tree of a scipy linkage matrix.
 
     Row ``j`` is merge ``j`` of ``linkage`` (``scipy.cluster.hierarchy`` format: row
@@ -552,8 +553,15 @@ def linkage_sbp(linkage: npt.ArrayLike, n_parts: int) -> np.ndarray:
     in the Gram-Schmidt tree of the paper's Figure 3a (``p̃_1`` is its lowest split).
     The group holding the smallest class index is the numerator (``+1``), also as in
     Figure 3a and as the paper reads Figure 4 ("compares class 0 with class 6", "class 1
-    with the group of classes 7 and 8").
+    with the group of classes 7 and 8").  With ``numerator="first"`` the first cluster of
+    each linkage row is the numerator instead: the convention of the authors' code
+    (repository ``shapley-composition/ecai-2024-code-and-exp``, ``bifurc_tree.py``,
+    ``sbp_from_aggloclustchildren``: ``+1`` for ``children_[i, 0]`` of scikit-learn's
+    ``AgglomerativeClustering``, which is scipy's ``linkage[i, 0]``, the cluster with the
+    smaller id).
     """
+    if numerator not in ("smallest", "first"):
+        raise ValueError(f"numerator must be 'smallest' or 'first', got {numerator!r}")
     Zl = np.asarray(linkage, dtype=float)
     if Zl.shape != (n_parts - 1, 4) or n_parts < 2:
         raise ValueError(f"a linkage of {n_parts} classes has shape ({n_parts - 1}, 4), got {Zl.shape}")
@@ -564,7 +572,7 @@ def linkage_sbp(linkage: npt.ArrayLike, n_parts: int) -> np.ndarray:
         if ia != a or ib != b or ia not in members or ib not in members or ia == ib:
             raise ValueError(f"row {j} of the linkage does not join two existing clusters")
         ga, gb = members.pop(ia), members.pop(ib)
-        if min(gb) < min(ga):
+        if numerator == "smallest" and min(gb) < min(ga):
             ga, gb = gb, ga
         signs[j, ga] = 1
         signs[j, gb] = -1
@@ -578,6 +586,7 @@ def mahalanobis_sbp(
     *,
     method: str = "merged",
     covariance: str = "pair",
+    numerator: str = "smallest",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Bifurcation tree of the classes by agglomerative clustering on Mahalanobis distance.
 
@@ -597,6 +606,12 @@ def mahalanobis_sbp(
     :func:`scipy.cluster.hierarchy.linkage` with that linkage on the class-by-class
     distances of :func:`class_mahalanobis`.  Ties are broken by the lowest class indices.
 
+    ``numerator`` is passed to :func:`linkage_sbp`.  The authors' own construction
+    (``04_10_classes_example.ipynb``: a Mahalanobis matrix of the classifier's ILR outputs
+    on the *test* rows, scikit-learn's ``AgglomerativeClustering(metric="precomputed",
+    linkage="average")``) is ``method="average", covariance="pair", numerator="first"``,
+    with the rows then ordered by :func:`support_ordered_sbp`.
+
     Returns ``(signs, linkage)``: the ``(N-1, N)`` sign matrix (row ``j`` = merge ``j``,
     :func:`linkage_sbp`; accepted by :func:`sbp_basis`) and the ``(N-1, 4)`` linkage
     matrix in scipy's format (merge heights = the Mahalanobis distances at merging).
@@ -611,7 +626,7 @@ def mahalanobis_sbp(
         D = class_mahalanobis(P, labels, covariance=covariance)
         n = D.shape[0]
         link = hierarchy.linkage(D[np.triu_indices(n, 1)], method=method)
-        return linkage_sbp(link, n), link
+        return linkage_sbp(link, n, numerator=numerator), link
 
     Z, idx = _class_groups(P, labels)
     n = len(idx)
@@ -634,4 +649,24 @@ def mahalanobis_sbp(
         link[step] = (min(a, b), max(a, b), d, len(classes[a]) + len(classes[b]))
         clusters[n + step] = np.concatenate([clusters.pop(a), clusters.pop(b)])
         classes[n + step] = sorted(classes.pop(a) + classes.pop(b))
-    return linkage_sbp(link, n), link
+    return linkage_sbp(link, n, numerator=numerator), link
+
+
+def support_ordered_sbp(signs: npt.ArrayLike) -> np.ndarray:
+    """The rows of a sign matrix reordered by the number of parts they split (stable).
+
+    Balances that split fewer parts come first; rows splitting as many parts keep their
+    order.  This is the order of the balances in the authors' code for the paper's
+    ten-class digits example (§5.2, footnote 6, Figures 3b and 4): their tree drawing
+    (``bifurc_tree.py``, ``create_tree_from_sbp``) numbers the balances so, and the ILR
+    coordinates their notebook ``04_10_classes_example.ipynb`` prints for its explained
+    instance are in this order (``p̃3`` = 0 | 6 and ``p̃5`` = 1 | 7 8, as §5.2 names them),
+    not in the merge order of :func:`linkage_sbp`.  Any order of the rows of a
+    sequential binary partition gives an orthonormal basis (:func:`sbp_basis`); only the
+    numbering of the coordinates changes.
+    """
+    S = np.asarray(signs)
+    if S.ndim != 2:
+        raise ValueError(f"a sign matrix has shape (N-1, N), got {S.shape}")
+    order = np.argsort((S != 0).sum(axis=1), kind="stable")
+    return S[order]

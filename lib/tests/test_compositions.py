@@ -493,3 +493,19 @@ def test_summary_table_rejects_bad_input():
         cp.summary_table(phi, ["a"], ["x", "y", "z"])
     with pytest.raises(ValueError, match="order"):
         cp.summary_table(phi, ["a", "b"], ["x", "y", "z"], order=["a", "a"])
+
+
+def test_mixed_basis_projections_equal_the_definition_only_in_the_gram_schmidt_basis():
+    rng = np.random.default_rng(3)
+    phi = sx.closure(np.exp(rng.normal(size=(4, 5))))
+    gs = sx.helmert_basis(5)
+    np.testing.assert_allclose(cp.mixed_basis_projections(sx.ilr(phi, gs), gs), cp.class_projections(phi), atol=1e-12)
+    tree = sx.sbp_basis(np.array([[0, 0, 0, 1, -1], [1, -1, 0, 0, 0], [1, 1, -1, 0, 0], [1, 1, 1, -1, -1]]))
+    mixed = cp.mixed_basis_projections(sx.ilr(phi, tree), tree)
+    assert np.abs(mixed - cp.class_projections(phi)).max() > 0.1     # another basis: not the projections
+    # the mixed numbers are the projections of the rotated composition R phi, R = V_GS V_tree^T (in clr)
+    rotated = sx.clr_inv(sx.clr(phi) @ tree @ gs.T)
+    np.testing.assert_allclose(mixed, cp.class_projections(rotated), atol=1e-12)
+    np.testing.assert_allclose(mixed.sum(axis=1), 0, atol=1e-12)        # rows still sum to zero
+    with pytest.raises(ValueError):
+        cp.mixed_basis_projections(np.array([[np.nan, 0, 0, 0]]), tree)

@@ -503,3 +503,28 @@ def test_mahalanobis_sbp_bad_input():
         # two rows per class in 3 ILR dimensions: the pair's covariance has rank 2
         keep = np.concatenate([np.flatnonzero(y == k)[:2] for k in range(4)])
         sx.class_mahalanobis(P[keep], y[keep])
+
+
+def test_linkage_sbp_first_child_numerator_differs_from_smallest_class():
+    # 4 classes: row 0 joins classes 1 and 2 (cluster 4), row 1 joins class 0 and cluster 4
+    # (cluster 5), row 2 joins class 3 and cluster 5 (the root)
+    link = np.array([[1, 2, 0.5, 2], [0, 4, 0.7, 3], [3, 5, 1.0, 4]], dtype=float)
+    first = sx.linkage_sbp(link, 4, numerator="first")
+    smallest = sx.linkage_sbp(link, 4)
+    # written by hand from the rule "linkage[i, 0] is the numerator"
+    np.testing.assert_array_equal(first, [[0, 1, -1, 0], [1, -1, -1, 0], [-1, -1, -1, 1]])
+    # the smallest-class rule puts the group holding class 0 in the numerator at the root
+    np.testing.assert_array_equal(smallest[2], [1, 1, 1, -1])
+    with pytest.raises(ValueError, match="numerator"):
+        sx.linkage_sbp(link, 4, numerator="left")
+
+
+def test_support_ordered_sbp_is_stable_and_keeps_a_basis():
+    signs = np.array([[1, -1, 0, 0, 0], [0, 0, 1, 1, -1], [1, 1, -1, -1, -1], [0, 0, 1, -1, 0]])
+    ordered = sx.support_ordered_sbp(signs)
+    # supports 2, 3, 5, 2 -> rows 0, 3 (ties in their order), then 1, then 2
+    np.testing.assert_array_equal(ordered, signs[[0, 3, 1, 2]])
+    V = sx.sbp_basis(ordered)
+    np.testing.assert_allclose(V.T @ V, np.eye(4), atol=1e-12)
+    with pytest.raises(ValueError, match="shape"):
+        sx.support_ordered_sbp(np.array([1, -1]))
