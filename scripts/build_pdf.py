@@ -1,0 +1,146 @@
+"""The whole book as one PDF, to cite, annotate and read offline.
+
+Builds the book as a single HTML page (``jupyter-book build . --builder singlehtml``, the same
+sources and stored outputs as the web book, with its warnings treated as errors), opens it in
+Debian's headless Chromium through Playwright (served on 127.0.0.1; MathJax is bundled, so the
+equations are typeset offline), waits for MathJax, and prints it to
+``_build/pdf/shapley-compendium.pdf`` (A4, figures, tables, equations and the bibliography
+included), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
+built. No LaTeX installation is needed.
+
+    python scripts/build_pdf.py              # build the single page, then the PDF
+    python scripts/build_pdf.py --no-build   # reuse _build/singlehtml
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+ROOT = Path(__file__).resolve().parents[1]
+SINGLE = ROOT / "_build" / "singlehtml"
+PDF = ROOT / "_build" / "pdf" / "shapley-compendium.pdf"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+# Print layout: the single page without the web navigation; wide equations and tables wrap
+# inside the page instead of scrolling (paper cannot scroll).
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 14mm 18mm 14mm; }
+.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-footer, .bd-footer-content,
+.header-article, .prev-next-area, .toc-entry, .headerlink, .copybtn, .bd-search,
+.primary-toggle, .secondary-toggle, .skip-link, #pst-back-to-top { display: none !important; }
+.bd-main .bd-content .bd-article-container { max-width: 100% !important; }
+.bd-page-width { max-width: 100% !important; }
+mjx-container[display="true"], div.math { overflow: visible !important; max-width: 100% !important; }
+mjx-container[display="true"] > mjx-math { font-size: 92%; }
+div.cell_output, pre { white-space: pre-wrap !important; word-break: break-word; }
+img { max-width: 100% !important; page-break-inside: avoid; }
+table { font-size: 80%; }
+/* a long output (a table of 2^11 rows) may run over pages: never keep it in one piece */
+div.cell, div.cell_output, div.output, div.output_html, div.highlight, table, tbody, pre
+  { break-inside: auto !important; page-break-inside: auto !important; max-height: none !important; }
+"""
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium") or shutil.which("chromium-browser")
+    if exe is None:
+        sys.exit("build_pdf: Debian's chromium is needed (apt-get install chromium); no browser is downloaded")
+    return exe
+
+
+def build_single_html() -> None:
+    exe = Path(sys.executable).parent / "jupyter-book"
+    cmd = [str(exe) if exe.is_file() else "jupyter-book", "build", str(ROOT), "--builder", "singlehtml",
+           "-W", "-n", "--keep-going"]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    if run.returncode != 0 or not (SINGLE / "index.html").is_file():
+        sys.exit(f"build_pdf: the single-page build failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
+
+
+def _root_page() -> str:
+    """The single page itself: ``index.html`` only redirects to it (e.g. ``book/intro.html``)."""
+    text = (SINGLE / "index.html").read_text(encoding="utf-8")
+    if "url=" in text:
+        return text.split("url=", 1)[1].split('"', 1)[0].strip()
+    return "index.html"
+
+
+def print_pdf(out: Path = PDF) -> Path:
+    from playwright.sync_api import sync_playwright
+
+    root_page = _root_page()
+    prefix = "/" + root_page.rsplit("/", 1)[0] + "/" if "/" in root_page else "/"
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def translate_path(self, path: str) -> str:
+            # the single page lives in a subfolder (book/intro.html) but links its assets as
+            # if it were at the root (_static/, _images/): serve them from the root
+            for asset in ("_static/", "_images/", "_downloads/", "_sphinx_design_static/"):
+                if path.startswith(prefix + asset):
+                    path = "/" + path[len(prefix):]
+            return super().translate_path(path)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(SINGLE)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with sync_playwright() as p, tqdm(total=3, desc="PDF", unit="step") as bar:
+            browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+            page = browser.new_page(viewport={"width": 1100, "height": 1400})
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/{root_page}", wait_until="load", timeout=300_000)
+            bar.update()
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=120_000)
+            page.evaluate("() => MathJax.startup.promise")
+            errors = page.evaluate("() => document.querySelectorAll('mjx-merror').length")
+            if errors:
+                sys.exit(f"build_pdf: MathJax reports {errors} TeX error(s) in the book")
+            bar.update()
+            page.add_style_tag(content=PRINT_CSS)
+            # every page of the book (each h1 after the first) starts on a new sheet
+            page.evaluate("() => document.querySelectorAll('h1').forEach((h, i) => { if (i > 0) h.style.breakBefore = 'page'; })")
+            page.emulate_media(media="print")
+            page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True,
+                     display_header_footer=True, header_template="<span></span>",
+                     footer_template='<div style="font-size:8px;width:100%;text-align:center">'
+                                     '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+            bar.update()
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-build", action="store_true", help="reuse _build/singlehtml")
+    parser.add_argument("--out", type=Path, default=PDF)
+    args = parser.parse_args(argv)
+    if not args.no_build:
+        build_single_html()
+    path = print_pdf(args.out)
+    print(f"written {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    html = ROOT / "_build" / "html"
+    if html.is_dir() and args.out == PDF:     # published beside the web book
+        shutil.copyfile(path, html / PDF.name)
+        print(f"copied to _build/html/{PDF.name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
