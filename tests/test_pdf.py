@@ -1,4 +1,4 @@
-"""The book as one PDF (``python scripts/build_pdf.py``): built from the same sources, checked as
+"""The book as one PDF (``python tools/build_pdf.py``): built from the same sources, checked as
 a reader would open it — pages rendered to images (``pdftoppm``), text extracted (``pdftotext``).
 
 Needs Debian's chromium and poppler-utils (``.ci/run`` installs both); without them the test is
@@ -29,7 +29,7 @@ def pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if os.environ.get("CI"):
             pytest.fail(f"{missing} not installed; .ci/run installs chromium and poppler-utils")
         pytest.skip(f"{missing} not installed (apt-get install chromium poppler-utils)")
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_pdf.py")], cwd=ROOT,
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "build_pdf.py")], cwd=ROOT,
                          capture_output=True, text=True, timeout=1800)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert PDF.is_file()

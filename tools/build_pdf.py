@@ -8,8 +8,8 @@ equations are typeset offline), waits for MathJax, and prints it to
 included), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
 built. No LaTeX installation is needed.
 
-    python scripts/build_pdf.py              # build the single page, then the PDF
-    python scripts/build_pdf.py --no-build   # reuse _build/singlehtml
+    python tools/build_pdf.py              # build the single page, then the PDF
+    python tools/build_pdf.py --no-build   # reuse _build/singlehtml
 """
 
 from __future__ import annotations
