@@ -574,6 +574,18 @@ def _finish(groups: list[tuple[int, ...]], d: int) -> Groups:
     return tuple(out)
 
 
+def _pca_matrix(X: Any, scale: bool) -> np.ndarray:
+    """The attributes as PCA sees them: centred, and divided by their standard deviations if ``scale``."""
+    A = numeric_matrix(X)
+    A = A - A.mean(axis=0)
+    if scale:
+        sd = A.std(axis=0)
+        if np.any(sd == 0):
+            raise ValueError("cannot scale a constant attribute")
+        A = A / sd
+    return A
+
+
 def pca_groups(X: Any, alpha: float, *, scale: bool = False) -> Groups:
     """PCA-based coalition: coalitional paper, Algorithm 2 (§4.2).
 
@@ -590,13 +602,7 @@ def pca_groups(X: Any, alpha: float, *, scale: bool = False) -> Groups:
     equally valid basis could change them.
     """
     t = _check_alpha(alpha)
-    A = numeric_matrix(X)
-    A = A - A.mean(axis=0)
-    if scale:
-        sd = A.std(axis=0)
-        if np.any(sd == 0):
-            raise ValueError("cannot scale a constant attribute")
-        A = A / sd
+    A = _pca_matrix(X, scale)
     _, sv, vt = np.linalg.svd(A, full_matrices=False)
     groups = []
     for comp in np.abs(canonical_components(sv, vt)):
@@ -677,14 +683,7 @@ def pca_is_determined(X: Any, *, scale: bool = False) -> bool:
     :func:`canonical_components`), but another basis of the tied eigenspace, just as valid,
     could give other groups: a grouping the data do not determine.
     """
-    A = numeric_matrix(X)
-    A = A - A.mean(axis=0)
-    if scale:
-        sd = A.std(axis=0)
-        if np.any(sd == 0):
-            raise ValueError("cannot scale a constant attribute")
-        A = A / sd
-    return not tied_components(np.linalg.svd(A, compute_uv=False))
+    return not tied_components(np.linalg.svd(_pca_matrix(X, scale), compute_uv=False))
 
 
 def variance_inflation_factors(X: Any) -> np.ndarray:
