@@ -185,6 +185,18 @@ class BinaryBayesNet:
         self.index(name)
         return tuple(v for v in self.names if name in self.parents[v])
 
+    def ancestors(self, name: str) -> tuple[str, ...]:
+        """Every variable with a directed path to ``name`` (``name`` excluded), in network order."""
+        self.index(name)
+        found: set[str] = set()
+        stack = list(self.parents[name])
+        while stack:
+            v = stack.pop()
+            if v not in found:
+                found.add(v)
+                stack.extend(self.parents[v])
+        return tuple(v for v in self.names if v in found)
+
     def markov_blanket(self, name: str) -> tuple[str, ...]:
         """Parents, children and the children's other parents, in network order.
 

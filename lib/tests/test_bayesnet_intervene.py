@@ -74,6 +74,18 @@ def test_causal_target_game_by_hand(net):
     assert phi.sum() == pytest.approx(0.99351 - expected[0], abs=1e-12)   # efficiency
 
 
+def test_ancestors_by_hand(net):
+    # read off the published graph: Lung_cancer <- (Genetics, Smoking), Smoking <- (Peer_Pressure, Anxiety)
+    assert set(net.ancestors(LC)) == {"Genetics", "Smoking", "Peer_Pressure", "Anxiety"}
+    assert set(net.ancestors("Car_Accident")) == {
+        "Attention_Disorder", "Fatigue", "Genetics", "Lung_cancer", "Coughing", "Allergy", "Smoking",
+        "Peer_Pressure", "Anxiety",
+    }
+    assert net.ancestors("Born_an_Even_Day") == () and net.ancestors("Genetics") == ()
+    with pytest.raises(ValueError, match="unknown variable"):
+        net.ancestors("nope")
+
+
 def test_bad_interventions_are_refused(net):
     with pytest.raises(ValueError, match="unknown variable"):
         net.intervene({"Smokin": 1})
