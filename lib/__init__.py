@@ -16,6 +16,8 @@ compositions
     Shapley compositions of multiclass probabilities (Shapley values of ilr∘f, mapped back).
 bayesnet
     Small exact discrete Bayesian networks (LUCAS).
+pyagrum_bridge
+    The book's Bayesian networks handed to pyAgrum (an independent peer for chapter 3).
 sdp
     Same Decision Probability and Swing Shapley values (Amoukou & Brunel).
 sdp_estimation
@@ -48,6 +50,7 @@ __all__ = [
     "khiops_nb",
     "naive_bayes",
     "plotting",
+    "pyagrum_bridge",
     "report",
     "sdp",
     "sdp_estimation",

@@ -34,6 +34,7 @@ __all__ = [
     "LUCAS_FEATURES",
     "LUCAS_TARGET",
     "BinaryBayesNet",
+    "causal_target_game",
     "lucas",
     "state_index",
     "states",
@@ -184,6 +185,18 @@ class BinaryBayesNet:
         self.index(name)
         return tuple(v for v in self.names if name in self.parents[v])
 
+    def ancestors(self, name: str) -> tuple[str, ...]:
+        """Every variable with a directed path to ``name`` (``name`` excluded), in network order."""
+        self.index(name)
+        found: set[str] = set()
+        stack = list(self.parents[name])
+        while stack:
+            v = stack.pop()
+            if v not in found:
+                found.add(v)
+                stack.extend(self.parents[v])
+        return tuple(v for v in self.names if v in found)
+
     def markov_blanket(self, name: str) -> tuple[str, ...]:
         """Parents, children and the children's other parents, in network order.
 
@@ -292,6 +305,24 @@ class BinaryBayesNet:
                 "the conditional is undefined there"
             )
         return t[2**k :] / den
+
+    def intervene(self, values: Mapping[str, int]) -> BinaryBayesNet:
+        """The network after the intervention ``do(X_v = values[v])`` on each named variable.
+
+        Pearl's do-operator (Pearl, *Causality*, 2009, §3.2, the truncated factorisation):
+        every intervened variable loses its parents and becomes a root that takes its value
+        with probability one; every other CPT is unchanged.  The joint of the returned
+        network is ``P(x | do(X_E = e))``.  An empty ``values`` returns an equal network.
+
+        Raises ``ValueError`` for an unknown variable or a value other than 0 or 1.
+        """
+        self.indices(values)
+        bad = {v: a for v, a in values.items() if not (isinstance(a, (int, np.integer)) and a in (0, 1))}
+        if bad:
+            raise ValueError(f"intervention values must be the integers 0 or 1, got {bad}")
+        parents = {v: (() if v in values else self.parents[v]) for v in self.names}
+        cpts = {v: (float(values[v]) if v in values else self.cpts[v]) for v in self.names}
+        return BinaryBayesNet(self.names, parents, cpts)
 
     def sample(self, n: int, rng: np.random.Generator) -> pd.DataFrame:
         """``n`` independent draws (ancestral sampling), columns in network order, int64 0/1."""
@@ -403,3 +434,37 @@ def lucas() -> BinaryBayesNet:
         "Car_Accident": table(0.2274, 0.779, 0.78861, 0.97169),
     }
     return BinaryBayesNet(names, parents, cpts)
+
+
+def causal_target_game(
+    net: BinaryBayesNet, instance: Mapping[str, int], target: str, players: Sequence[str]
+) -> np.ndarray:
+    """``v(S) = P(target = 1 | do(X_S = x_S))`` for every coalition ``S`` of ``players``.
+
+    The interventional (causal) probability of the target when the players of ``S`` are
+    set to their values in ``instance`` by Pearl's do-operator (:meth:`BinaryBayesNet.intervene`).
+    Returned as a ``(2**k,)`` array in the bitmask order of ``players`` (bit ``j`` set iff
+    ``players[j]`` is in ``S``), ready for :func:`lib.shapley.shapley_from_game`; ``v(∅)`` is
+    ``P(target = 1)``.  This is the game pyAgrum's ``CausalShapValues`` (version 3.3.1,
+    ``logit=False``) evaluates over the ancestors of the target when its background holds
+    each state of the network once (chapter 3, notebook 05).
+
+    Raises ``ValueError`` if ``target`` is a player, a player is repeated or unknown, or an
+    instance value is missing or not 0/1.
+    """
+    net.index(target)
+    players = list(players)
+    net.indices(players)
+    if len(set(players)) != len(players):
+        raise ValueError(f"players are repeated: {players}")
+    if target in players:
+        raise ValueError(f"the target {target!r} cannot be a player")
+    missing = [v for v in players if v not in instance]
+    if missing:
+        raise ValueError(f"the instance gives no value to the players {missing}")
+    k = len(players)
+    game = np.empty(2**k)
+    for S in range(2**k):
+        do = {v: int(instance[v]) for j, v in enumerate(players) if (S >> j) & 1}
+        game[S] = net.intervene(do).probability({target: 1})
+    return game
