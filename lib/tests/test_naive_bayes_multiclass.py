@@ -136,3 +136,66 @@ def test_bad_input():
         kn.khiops_multiclass_shapley(kmodel, parts[:, :2])
     with pytest.raises(ValueError, match="integers"):
         kn.khiops_one_vs_rest_log_odds(kmodel, parts.astype(float))
+
+
+# ---------------------------------------------------------------------------
+# The Shapley composition against the one-vs-rest values (lib.compositions)
+# ---------------------------------------------------------------------------
+
+
+def test_geometric_rest_is_eq10_against_the_geometric_mean_of_the_others():
+    """Independent route: a two-class table whose second column is the closed geometric mean
+    of the other classes' likelihoods, through eq. 10 (lib.naive_bayes.shapley_values)."""
+    from lib import compositions as cp
+
+    X, _, model = _three_class()
+    t = model.tables_
+    parts = model.transform(X)
+    geo = cp.naive_bayes_geometric_rest(cp.naive_bayes_shapley_compositions(t, parts).compositions)
+    for k in range(3):
+        others = [j for j in range(3) if j != k]
+        lik = []
+        for table in t.likelihood:
+            g = np.exp(np.log(table[:, others]).mean(axis=1))
+            lik.append(np.column_stack([table[:, k], g / g.sum()]))
+        two = nb.NaiveBayesTables(feature_names=t.feature_names, classes=np.array([0, 1]),
+                                  prior=np.array([0.5, 0.5]), likelihood=lik,
+                                  part_prob=t.part_prob, weights=t.weights)
+        np.testing.assert_allclose(geo[..., k], nb.shapley_values(two, parts, 0)[0], atol=1e-10)
+
+
+def test_pairwise_clr_differences_are_one_vs_one_eq10():
+    from lib import compositions as cp
+    from lib import simplex as sx
+
+    X, _, model = _three_class()
+    t = model.tables_
+    parts = model.transform(X)
+    clr = sx.clr(cp.naive_bayes_shapley_compositions(t, parts).compositions)
+    k, j = 2, 0
+    two = nb.NaiveBayesTables(feature_names=t.feature_names, classes=np.array([k, j]),
+                              prior=t.prior[[k, j]] / t.prior[[k, j]].sum(),
+                              likelihood=[lik[:, [k, j]] for lik in t.likelihood],
+                              part_prob=t.part_prob, weights=t.weights)
+    np.testing.assert_allclose(clr[..., k] - clr[..., j], nb.shapley_values(two, parts, k)[0], atol=1e-10)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 7, 10])
+def test_clr_l1_over_l2_bounds(k):
+    from lib import compositions as cp
+
+    lo, hi = cp.clr_l1_over_l2_bounds(k)
+    rng = np.random.default_rng(k)
+    v = rng.normal(size=(5000, k)) ** 3
+    v -= v.mean(axis=1, keepdims=True)
+    r = np.abs(v).sum(axis=1) / np.linalg.norm(v, axis=1)
+    assert r.min() >= lo - 1e-12 and r.max() <= hi + 1e-12
+    # both bounds are attained
+    low = np.zeros(k)
+    low[:2] = [1.0, -1.0]
+    p = k // 2
+    high = np.r_[np.full(p, 1.0 / p), np.full(k - p, -1.0 / (k - p))]
+    for vec, bound in ((low, lo), (high, hi)):
+        assert abs(np.abs(vec).sum() / np.linalg.norm(vec) - bound) < 1e-12
+    with pytest.raises(ValueError, match="two parts"):
+        cp.clr_l1_over_l2_bounds(1)
