@@ -39,6 +39,7 @@ __all__ = [
     "adjust_efficiency_compositions",
     "class_logits",
     "class_projections",
+    "clr_l1_over_l2_bounds",
     "cosine_matrix",
     "estimation_errors",
     "exact_shapley_compositions",
@@ -46,6 +47,7 @@ __all__ = [
     "ilr_model",
     "logistic",
     "mixed_basis_projections",
+    "naive_bayes_geometric_rest",
     "naive_bayes_ilr_terms",
     "naive_bayes_shapley_compositions",
     "norms",
@@ -764,3 +766,42 @@ def naive_bayes_shapley_compositions(
     if class_names is None:
         class_names = [str(c) for c in tables.classes]
     return _wrap(res, values, V, class_names)
+
+
+# ---------------------------------------------------------------------------
+# Naive Bayes: the composition against Lemaire et al.'s one-vs-rest values
+# (chapter 1, notebook 06)
+# ---------------------------------------------------------------------------
+
+
+def naive_bayes_geometric_rest(compositions: npt.ArrayLike) -> np.ndarray:
+    """Lemaire et al.'s eq. 10 for class ``k`` against the *geometric mean* of the other classes,
+    read off naive Bayes Shapley compositions: ``K/(K−1) clr_k φ(i)``, ``(..., K) -> (..., K)``.
+
+    With ``δ_k = w_i (log P(x_i | k) − E[log P(X_i | k)])``, the closed form of
+    :func:`naive_bayes_shapley_compositions` has ``clr_k φ(i) = δ_k − (1/K) Σ_j δ_j``, and
+    eq. 10 with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
+    classes' likelihoods is ``δ_k − (1/(K−1)) Σ_{j≠k} δ_j = K/(K−1) (δ_k − (1/K) Σ_j δ_j)``
+    (the closure constant cancels in ``λ − E[λ]``).  The paper's extension (§3) takes the
+    *arithmetic* mixture of the other classes instead (:func:`lib.naive_bayes.class_log_ratios`).
+    For two classes it is eq. 10 itself (book eq. ``eq-nb-multi-geometric``).
+    """
+    phi = sx.check_composition(compositions)
+    k = phi.shape[-1]
+    return k / (k - 1) * sx.clr(phi)
+
+
+def clr_l1_over_l2_bounds(n_parts: int) -> tuple[float, float]:
+    """The range of ``‖v‖_1 / ‖v‖_2`` over non-zero ``v ∈ R^K`` with ``Σ_k v_k = 0`` (clr vectors).
+
+    Lower bound ``√2`` (one part ``+a``, one ``−a``, the rest zero); upper bound
+    ``2 √(⌊K/2⌋ ⌈K/2⌉ / K)`` (half the parts ``+a``, half ``−b`` with equal sums): if the
+    positive parts sum to ``s``, ``‖v‖_1 = 2s`` and ``s²/p + s²/(K−p) ≤ ‖v‖_2² ≤ 2 s²`` for
+    ``p`` positive parts.  Used to bound the sum of absolute geometric-rest values
+    (:func:`naive_bayes_geometric_rest`) by the Aitchison norm of the composition
+    (book eq. ``eq-nb-multi-band``).
+    """
+    k = int(n_parts)
+    if k < 2:
+        raise ValueError(f"a composition needs at least two parts, got {n_parts}")
+    return float(np.sqrt(2.0)), float(2.0 * np.sqrt((k // 2) * (k - k // 2) / k))

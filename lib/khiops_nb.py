@@ -77,6 +77,8 @@ __all__ = [
     "fit_khiops_snb",
     "khiops_available",
     "khiops_interpret",
+    "khiops_multiclass_shapley",
+    "khiops_one_vs_rest_log_odds",
     "khiops_shapley_tables",
     "laplace_likelihood",
     "output_laplace",
@@ -713,3 +715,55 @@ def fit_khiops_snb(X: pd.DataFrame, y: Sequence[Any] | pd.Series, **kwargs: Any)
     clf = KhiopsClassifier(**params).fit(X, y)
     return clf, read_khiops_snb(clf)
 
+
+
+# ---------------------------------------------------------------------------
+# Multiclass (Lemaire et al., §3) with Khiops' pooled "rest"
+# ---------------------------------------------------------------------------
+
+
+def khiops_multiclass_shapley(model: KhiopsSNB, parts: np.typing.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Khiops' one-vs-rest Shapley values for every class, and the paper's multiclass summary.
+
+    Lemaire et al., §3 ("Extension to multiclass"): eq. 10 with each class in turn as the
+    positive class ``Y_1`` and the other ``C − 1`` classes as ``Y_0``, and the value of a
+    variable ``Σ_c |φ_m(c vs rest)|``.  The rest is Khiops' pooled one
+    (:meth:`KhiopsSNB.rest_likelihood`, ``KIShapleyTable.cpp``), so ``per_class`` is what
+    Khiops' ``interpret_predictor`` writes; :func:`lib.naive_bayes.multiclass_shapley` on
+    :meth:`KhiopsSNB.tables` uses the prior-weighted mixture of the smoothed class columns
+    instead, which differs by ``O(1/N)``.
+
+    Returns
+    -------
+    per_class
+        ``(n, d, K)``, ``[..., k]`` for ``model.classes[k]`` against the rest.
+    summary
+        ``(n, d)``: ``Σ_k |per_class[..., k]|``.
+    """
+    parts = model.tables().check_parts(parts)
+    per_class = np.stack([model.shapley_values(parts, c) for c in model.classes], axis=-1)
+    return per_class, np.abs(per_class).sum(axis=-1)
+
+
+def khiops_one_vs_rest_log_odds(model: KhiopsSNB, parts: np.typing.ArrayLike) -> np.ndarray:
+    """Lemaire et al.'s eq. 2 with class ``c`` as ``Y_1`` and Khiops' pooled rest as ``Y_0``.
+
+    ``LR_c(x) = log n_c / (N − n_c) + Σ_i w_i log P(x_i | c) / P(x_i | ¬c)``, with
+    ``P(· | c)`` of :meth:`KhiopsSNB.tables` and ``P(· | ¬c)`` of
+    :meth:`KhiopsSNB.rest_likelihood`: the value function whose interventional Shapley
+    values (the training rows as background) are Khiops' own
+    (:func:`khiops_multiclass_shapley`, eq. 10).  For two classes it is the model's eq. 2
+    log-odds (before :func:`output_laplace`).  Returns ``(n, K)``.
+    """
+    t = model.tables()
+    parts = t.check_parts(parts)
+    n = model.n_train
+    out = np.empty((parts.shape[0], len(model.classes)))
+    for k, c in enumerate(model.classes):
+        n_c = float(model.class_counts[k])
+        total = np.full(parts.shape[0], np.log(n_c) - np.log(n - n_c))
+        for i, (lik, rest) in enumerate(zip(t.likelihood, model.rest_likelihood(c))):
+            lam = np.log(lik[:, k]) - np.log(rest)
+            total += t.weights[i] * lam[parts[:, i]]
+        out[:, k] = total
+    return out

@@ -47,6 +47,8 @@ __all__ = [
     "class_log_ratios",
     "log_odds_terms",
     "multiclass_shapley",
+    "one_vs_rest_log_odds",
+    "posterior_log_odds",
     "shapley_lookup",
     "shapley_result",
     "shapley_values",
@@ -543,3 +545,53 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
             raise ValueError("decision_function is the log-odds of a two-class model")
         j = self._joint_log(X)
         return j[:, 1] - j[:, 0]
+
+
+# ---------------------------------------------------------------------------
+# Multiclass (§3): the value function of the one-vs-rest extension, and the
+# classifier's own log-odds of a class against the others
+# ---------------------------------------------------------------------------
+
+
+def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
+    """Eq. 2 of Lemaire et al. with each class ``c`` as ``Y_1`` and the others as one class ``Y_0``.
+
+    ``LR_c(x) = log P(c)/P(¬c) + Σ_i w_i λ_i(x_i)``, with ``λ_i`` of :func:`class_log_ratios`
+    (``P(X_i | ¬c)`` the prior-weighted mixture of the other classes' columns): the value
+    function whose Shapley values the paper's multiclass extension (§3) takes, one class
+    at a time — :func:`multiclass_shapley` gives them, and
+    ``LR_c(x) = base_c + Σ_m φ_m(c vs rest)`` (eq. 12).  For two classes it is the model's
+    own log-odds (:func:`posterior_log_odds`); with more, it is the log-odds of a two-class
+    naive Bayes built on the pooled "rest", which is not the classifier's.
+
+    Returns ``(n, K)``, column ``k`` for ``tables.classes[k]`` against the rest.
+    """
+    parts = tables.check_parts(parts)
+    out = np.empty((parts.shape[0], len(tables.classes)))
+    for k, c in enumerate(tables.classes):
+        bias, terms = log_odds_terms(tables, parts, c)
+        out[:, k] = bias + terms.sum(axis=1)
+    return out
+
+
+def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
+    """The classifier's own log-odds of each class against all the others (Lemaire et al., eq. 1).
+
+    ``log P(c | x) / (1 − P(c | x)) = s_c(x) − log Σ_{k≠c} exp s_k(x)`` with the joint
+    scores ``s_k(x) = log P(k) + Σ_i w_i log P(X_i = x_i | k)`` of eq. 1.  For two classes
+    this is eq. 2, a sum of one term per variable, and equals :func:`one_vs_rest_log_odds`;
+    with three classes or more the log of a sum of several classes' products is not a sum
+    of per-variable terms, and the two differ.
+
+    Returns ``(n, K)``, column ``k`` for ``tables.classes[k]`` against the rest.
+    """
+    parts = tables.check_parts(parts)
+    scores = np.tile(np.log(tables.prior), (parts.shape[0], 1))
+    for i, lik in enumerate(tables.likelihood):
+        scores += tables.weights[i] * np.log(lik[parts[:, i]])
+    out = np.empty_like(scores)
+    for k in range(scores.shape[1]):
+        others = np.delete(scores, k, axis=1)
+        top = others.max(axis=1)
+        out[:, k] = scores[:, k] - (top + np.log(np.exp(others - top[:, None]).sum(axis=1)))
+    return out
