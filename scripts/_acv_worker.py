@@ -62,6 +62,13 @@ def main(argv: list[str] | None = None) -> None:
 
     from acv_explainers import ACVTree
 
+    try:  # ACV's compiled module prints a progress bar for every call: silence it (results unchanged)
+        import cyext_acv
+
+        cyext_acv.tqdm = lambda iterable, *args, **kwargs: iterable
+    except (ImportError, AttributeError):
+        pass
+
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     raw = pd.read_csv(args.data)
