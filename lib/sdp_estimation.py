@@ -28,6 +28,12 @@ estimators from that, so their error against :mod:`lib.sdp` can be measured.
    ``S = N`` Definition 3.1 needs no estimate (``X_{-N}`` is empty): the full coalition is
    set to 1.  The forest only defines the *neighbourhoods*; ``C`` can be any classifier
    (the forest itself, or another model).
+3. :func:`path_dependent_sdp` — the **path-dependent** (cover) estimator that tree SHAP uses for
+   conditional expectations (Lundberg et al., 2020, the reference [4] that Amoukou & Brunel's
+   §2.2 improves on): a tree's leaf ``L`` gets the weight
+   ``w_L(S) = prod_{nodes on the path to L} (1{x goes that way} if the node splits on S, else
+   cover(child) / cover(node))``, and ``hat SDP_S = sum_L w_L(S) 1{C_L = C(x)}`` with ``C_L``
+   the tree's decision at the leaf.  The covers are the training rows that reached each node.
 
 Binary (0/1) features only, as in LUCAS.  States and coalitions are bitmasks (bit ``i`` =
 feature ``i``), as in :mod:`lib.shapley` and :mod:`lib.sdp`: row ``z`` matches ``x`` on
@@ -44,7 +50,7 @@ import numpy as np
 from lib.bayesnet import state_index
 from lib.sdp import subset_sums
 
-__all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp"]
+__all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp"]
 
 
 @dataclass(frozen=True)
@@ -235,4 +241,65 @@ def _subset_or(marks: np.ndarray, d: int) -> np.ndarray:
     for i in range(d):
         view = out.reshape(lead + (2 ** (d - i - 1), 2, 2**i))
         view[..., 1, :] |= view[..., 0, :]
+    return out
+
+
+def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typing.ArrayLike) -> np.ndarray:
+    """SDP of every coalition by the path-dependent (cover) estimator of a fitted decision tree.
+
+    Amoukou & Brunel, Definition 3.1, estimated as tree SHAP estimates conditional expectations
+    (Lundberg et al., 2020, "From local explanations to global understanding with explainable AI
+    for trees", the algorithm of reference [4] of the paper's §2.2): at a node splitting on a
+    variable of ``S``, ``x`` follows its own branch; at a node splitting on a variable outside
+    ``S``, it goes both ways, weighted by the share of the node's training rows (its cover) that
+    went each way.  The estimate is the total weight of the leaves where the tree's decision
+    (the class of largest leaf value, as ``predict``) equals ``C(x)``.  The covers stand for
+    ``P(X_j | X_{path})`` of the training data, not for ``P(. | X_S = x_S)``, so the estimate ignores
+    the dependence between the variables of ``S`` and the others.
+
+    Parameters
+    ----------
+    tree
+        A fitted scikit-learn ``DecisionTreeClassifier`` on ``d`` 0/1 features (splits ``z_j <= t``
+        with ``0 <= t < 1``), with the classes 0 and 1.
+    x
+        ``(n, d)`` (or ``(d,)``) 0/1 instances.
+    decision_x
+        ``(n,)`` (or a scalar) their decisions ``C(x)`` in {0, 1}.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(n, 2**d)``: the estimate of every coalition (bitmask ``S``) for every instance.
+    """
+    t = getattr(tree, "tree_", None)
+    if t is None or getattr(tree, "estimators_", None) is not None:
+        raise ValueError("tree must be one fitted scikit-learn decision tree")
+    classes = np.asarray(getattr(tree, "classes_", []))
+    if classes.tolist() != [0, 1]:
+        raise ValueError(f"the tree must predict the classes 0 and 1, got {classes.tolist()}")
+    d = int(t.n_features)
+    sx = _check_rows(x, "x", d)
+    cx = _check_decisions(decision_x, len(sx), "decision_x")
+    n_states = 2**d
+    coalitions = np.arange(n_states, dtype=np.int64)
+    xbits = (sx[:, None] >> np.arange(d)) & 1                          # (n, d)
+    left, right, feat, thr = t.children_left, t.children_right, t.feature, t.threshold
+    cover = t.weighted_n_node_samples
+    leaf_decision = classes[np.argmax(t.value[:, 0, :], axis=1)]
+    out = np.zeros((len(sx), n_states))
+    stack = [(0, np.ones((len(sx), n_states)))]                          # node, weight of reaching it
+    while stack:
+        node, weight = stack.pop()
+        if left[node] == -1:
+            out += np.where((leaf_decision[node] == cx)[:, None], weight, 0.0)
+            continue
+        if not 0.0 <= thr[node] < 1.0:
+            raise ValueError(f"split threshold {thr[node]} is not a split of a 0/1 feature")
+        j = int(feat[node])
+        in_s = ((coalitions >> j) & 1).astype(bool)[None, :]           # (1, 2**d)
+        for child, value in ((left[node], 0), (right[node], 1)):
+            follows = (xbits[:, j] == value)[:, None]                  # (n, 1)
+            factor = np.where(in_s, follows.astype(float), cover[child] / cover[node])
+            stack.append((child, weight * factor))
     return out

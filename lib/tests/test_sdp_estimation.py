@@ -162,3 +162,52 @@ def test_bad_input_is_refused():
     odd = DecisionTreeClassifier().fit(np.array([[0, 1], [5, 1]]), [0, 1])
     with pytest.raises(ValueError):
         se.forest_sdp(odd, data, c, [0, 1], 0)  # a split that is not between 0 and 1
+
+
+def brute_path_dependent(tree, x, cx, S):
+    """Tree SHAP's recursion over the nodes, one coalition at a time, in plain Python."""
+    t = tree.tree_
+
+    def walk(node):
+        if t.children_left[node] == -1:
+            return float(int(np.argmax(t.value[node, 0])) == cx)
+        j = t.feature[node]
+        kids = (t.children_left[node], t.children_right[node])
+        if (S >> j) & 1:
+            return walk(kids[int(x[j])])
+        return sum(t.weighted_n_node_samples[k] / t.weighted_n_node_samples[node] * walk(k) for k in kids)
+
+    return walk(0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000))
+def test_path_dependent_sdp_follows_tree_shap_recursion(seed):
+    rng = np.random.default_rng(seed)
+    d = int(rng.integers(2, 6))
+    data = rng.integers(0, 2, size=(60, d))
+    y = (data[:, 0] ^ (data[:, 1] & rng.integers(0, 2, size=60))).astype(int)
+    if len(set(y)) < 2:
+        y[0] = 1 - y[0]
+    tree = DecisionTreeClassifier(min_samples_leaf=3, random_state=seed).fit(data, y)
+    x = rng.integers(0, 2, size=(2, d))
+    cx = tree.predict(x)
+    out = se.path_dependent_sdp(tree, x, cx)
+    for k in range(len(x)):
+        expected = [brute_path_dependent(tree, x[k], cx[k], S) for S in range(2**d)]
+        np.testing.assert_allclose(out[k], expected, atol=1e-12)
+    np.testing.assert_allclose(out[:, -1], 1.0)              # every split follows x: the tree's own decision
+    share = np.mean(tree.predict(data) == cx[:, None], axis=1)  # empty coalition: the training share
+    np.testing.assert_allclose(out[:, 0], share, atol=1e-12)
+
+
+def test_path_dependent_sdp_refuses_forests_and_bad_rows():
+    data = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 5)
+    y = data[:, 0]
+    with pytest.raises(ValueError, match="one fitted"):
+        se.path_dependent_sdp(ExtraTreesClassifier(n_estimators=2, random_state=0).fit(data, y), [0, 1], 0)
+    tree = DecisionTreeClassifier(random_state=0).fit(data, y)
+    with pytest.raises(ValueError):
+        se.path_dependent_sdp(tree, [0, 1, 1], 0)
+    with pytest.raises(ValueError):
+        se.path_dependent_sdp(tree, [0, 1], 2)
