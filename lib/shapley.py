@@ -414,6 +414,8 @@ def interventional_game(
         chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
         if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
+    if coalitions is None and not isinstance(X, pd.DataFrame) and d > 0:
+        return _full_game(f, X, background, max_rows_per_call)
     masks = ((chosen[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
     values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
@@ -421,6 +423,171 @@ def interventional_game(
     game = np.full((n, 2**d) + values.shape[2:], np.nan)
     game[:, chosen] = values
     return game
+
+
+#: :func:`interventional_game` evaluates only the distinct hybrid rows when at most this
+#: fraction of them is distinct (on the first explained row); otherwise it evaluates all.
+DEDUP_MAX_DISTINCT_FRACTION = 0.5
+
+#: Target size in bytes of one call's hybrid rows when every row is evaluated.
+_GRAY_BLOCK_BYTES = 2**21
+
+#: Bound on the hybrid rows whose keys are compared at once when deduplicating (memory:
+#: 8 bytes each); rows are distinct-evaluated within such a chunk of explained rows.
+_DEDUP_MAX_KEYS = 2**22
+
+
+def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+    """All ``2**d`` coalition values of every row of the array ``X``: ``(n, 2**d[, k])``.
+
+    Two ways to the same numbers (each ``v_x(S)`` is the mean of the model's outputs on
+    the ``m`` hybrid rows ``(x_S, b_{-S})``, in background order, as in
+    :func:`coalition_values`):
+
+    * when many hybrid rows coincide (discretised or categorical data: background rows
+      often agree on the absent features, and with ``x`` on the present ones), each
+      *distinct* row is evaluated once (:func:`_distinct_hybrid_keys`) and the outputs
+      are gathered back before the means;
+    * otherwise every hybrid row is evaluated, in blocks of ``2**k`` coalitions that share
+      their high ``d - k`` features: the ``(2**k, m, d)`` rows of one block are built once
+      per explained row, and the blocks are visited in Gray-code order of their high
+      features, so that going to the next block rewrites one column (the model must not
+      modify its input in place).
+    """
+    n, d = X.shape
+    m = background.shape[0]
+    keys = _distinct_hybrid_keys(X, background) if 2**d * m <= 4 * _DEDUP_MAX_KEYS else None
+    if keys is not None:
+        codes0, n_distinct0 = _factorize(keys(0, 1))
+        if n_distinct0 <= DEDUP_MAX_DISTINCT_FRACTION * codes0.size:
+            return _full_game_distinct(f, X, background, keys, max_rows_per_call)
+    return _full_game_gray(f, X, background, max_rows_per_call)
+
+
+def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+    n, d = X.shape
+    m = background.shape[0]
+    # a block of hybrid rows small enough to stay in cache between its construction and
+    # the model call (larger calls were slower for a cheap model, not faster for trees)
+    rows_per_call = min(max_rows_per_call, max(1, _GRAY_BLOCK_BYTES // (8 * d)))
+    k = 0
+    while k < d and 2 ** (k + 1) * m <= rows_per_call:
+        k += 1
+    low = coalition_masks(k)                                   # (2**k, k)
+    n_low, n_high = 2**k, 2 ** (d - k)
+    dtype = np.result_type(X.dtype, background.dtype)
+    result: np.ndarray | None = None
+    for i in range(n):
+        x = X[i]
+        buf = np.empty((n_low, m, d), dtype=dtype)
+        buf[...] = background
+        if k:
+            buf[:, :, :k] = np.where(low[:, None, :], x[:k], background[None, :, :k])
+        rows = buf.reshape(n_low * m, d)
+        hi = 0
+        for t in range(n_high):
+            if t:
+                j = k + ((t & -t).bit_length() - 1)   # the bit a Gray code flips at step t
+                hi ^= 1 << (j - k)
+                buf[:, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
+            out = _evaluate(f, rows, n_low * m)
+            means = out.reshape((n_low, m) + out.shape[1:]).mean(axis=1)
+            if result is None:
+                result = np.empty((n, 2**d) + means.shape[1:])
+            elif means.shape[1:] != result.shape[2:]:
+                raise ValueError("the model returned a different number of outputs between calls")
+            result[i, hi * n_low:(hi + 1) * n_low] = means
+    assert result is not None
+    return result
+
+
+def _factorize(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Labels ``0, 1, ...`` of the distinct keys in order of first appearance."""
+    codes, uniques = pd.factorize(keys.reshape(-1), sort=False)
+    return np.asarray(codes, dtype=np.int64), len(uniques)
+
+
+def _distinct_hybrid_keys(X: np.ndarray, background: np.ndarray) -> Callable[[int, int], np.ndarray] | None:
+    """An exact integer key of every hybrid row, or ``None`` when dedup cannot pay.
+
+    Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``;
+    the hybrid row ``(x_S, b_{-S})`` gets the mixed-radix number of its codes
+    ``Σ_j code_j Π_{l<j} c_l``: two hybrid rows have the same key if and only if they are
+    equal.  Returns ``keys(start, stop)``, the keys of explained rows ``start .. stop-1``,
+    shape ``(stop - start, 2**d, m)``.  ``None`` (evaluate every row) when the data are
+    not plain numbers, hold NaN, the radix product exceeds 2**62, or every feature's
+    background values are all distinct (then only the grand coalition's rows coincide).
+    """
+    n, d = X.shape
+    m = background.shape[0]
+    if X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf" or m < 2:
+        return None
+    if X.dtype.kind == "f" and np.isnan(X).any() or background.dtype.kind == "f" and np.isnan(background).any():
+        return None
+    code_x = np.empty((n, d), dtype=np.int64)
+    code_b = np.empty((m, d), dtype=np.int64)
+    radix = np.empty(d, dtype=np.int64)
+    product, repeats = 1, False
+    for j in range(d):
+        values, inverse = np.unique(np.concatenate([background[:, j], X[:, j]]), return_inverse=True)
+        code_b[:, j], code_x[:, j] = inverse[:m], inverse[m:]
+        radix[j] = product
+        product *= len(values)
+        repeats |= len(np.unique(code_b[:, j])) < m
+        if product > 2**62:
+            return None
+    if not repeats:
+        return None
+    # keys add up over features; built by doubling over the coalitions' bits, as
+    # integers (exact): absent part B[S, b], present part A[i, S]
+    wb = code_b * radix                                        # (m, d)
+    wx = code_x * radix                                        # (n, d)
+    B = wb.sum(axis=1)[None, :]                                # S = empty set: all absent
+    A0 = np.zeros((n, 1), dtype=np.int64)
+    for j in range(d):
+        B = np.concatenate([B, B - wb[:, j]])
+        A0 = np.concatenate([A0, A0 + wx[:, j : j + 1]], axis=1)
+
+    def keys(start: int, stop: int) -> np.ndarray:
+        return A0[start:stop, :, None] + B[None, :, :]
+
+    return keys
+
+
+def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray,
+                        keys: Callable[[int, int], np.ndarray], max_rows_per_call: int) -> np.ndarray:
+    n, d = X.shape
+    m = background.shape[0]
+    per_row = 2**d * m
+    step = max(1, _DEDUP_MAX_KEYS // per_row)
+    members = coalition_masks(d)
+    result: np.ndarray | None = None
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        codes, n_distinct = _factorize(keys(start, stop))
+        # the first occurrence of each label (labels appear in increasing order)
+        running = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))
+        inst, rest = np.divmod(first, per_row)
+        coal, b = np.divmod(rest, m)
+        outs = []
+        for lo in range(0, n_distinct, max_rows_per_call):
+            hi = min(n_distinct, lo + max_rows_per_call)
+            rows = np.where(members[coal[lo:hi]], X[start + inst[lo:hi]], background[b[lo:hi]])
+            outs.append(_evaluate(f, rows, hi - lo))
+        if len({o.shape[1:] for o in outs}) > 1:
+            raise ValueError("the model returned a different number of outputs between calls")
+        out = np.concatenate(outs) if len(outs) > 1 else outs[0]
+        # gathered back to every hybrid row, then the same means as without dedup
+        full = out[codes].reshape((stop - start, 2**d, m) + out.shape[1:])
+        means = full.mean(axis=2)
+        if result is None:
+            result = np.empty((n,) + means.shape[1:])
+        elif means.shape[1:] != result.shape[1:]:
+            raise ValueError("the model returned a different number of outputs between calls")
+        result[start:stop] = means
+    assert result is not None
+    return result
 
 
 class CountingModel:
