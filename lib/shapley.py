@@ -473,16 +473,19 @@ def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_pe
     k = 0
     while k < d and 2 ** (k + 1) * m <= rows_per_call:
         k += 1
-    low = coalition_masks(k)                                   # (2**k, k)
     n_low, n_high = 2**k, 2 ** (d - k)
     dtype = np.result_type(X.dtype, background.dtype)
     result: np.ndarray | None = None
     for i in range(n):
         x = X[i]
+        # the block of the 2**k low coalitions, by doubling: copy the first half, then
+        # put x in the column of the new feature (memory-speed copies, no masks)
         buf = np.empty((n_low, m, d), dtype=dtype)
-        buf[...] = background
-        if k:
-            buf[:, :, :k] = np.where(low[:, None, :], x[:k], background[None, :, :k])
+        buf[0] = background
+        for j in range(k):
+            h = 1 << j
+            buf[h : 2 * h] = buf[:h]
+            buf[h : 2 * h, :, j] = x[j]
         rows = buf.reshape(n_low * m, d)
         hi = 0
         for t in range(n_high):
@@ -524,20 +527,20 @@ def _distinct_hybrid_keys(X: np.ndarray, background: np.ndarray) -> Callable[[in
         return None
     if X.dtype.kind == "f" and np.isnan(X).any() or background.dtype.kind == "f" and np.isnan(background).any():
         return None
+    ordered = np.sort(background, axis=0)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
     code_x = np.empty((n, d), dtype=np.int64)
     code_b = np.empty((m, d), dtype=np.int64)
     radix = np.empty(d, dtype=np.int64)
-    product, repeats = 1, False
+    product = 1
     for j in range(d):
         values, inverse = np.unique(np.concatenate([background[:, j], X[:, j]]), return_inverse=True)
         code_b[:, j], code_x[:, j] = inverse[:m], inverse[m:]
         radix[j] = product
         product *= len(values)
-        repeats |= len(np.unique(code_b[:, j])) < m
         if product > 2**62:
             return None
-    if not repeats:
-        return None
     # keys add up over features; built by doubling over the coalitions' bits, as
     # integers (exact): absent part B[S, b], present part A[i, S]
     wb = code_b * radix                                        # (m, d)
