@@ -425,16 +425,23 @@ def interventional_game(
     return game
 
 
-#: :func:`interventional_game` evaluates only the distinct hybrid rows when at most this
-#: fraction of them is distinct (on the first explained row); otherwise it evaluates all.
+#: :func:`interventional_game` evaluates only the distinct hybrid rows when the rows it
+#: would consider (see :func:`_full_game`) are at most this fraction of all ``n 2**d m``.
 DEDUP_MAX_DISTINCT_FRACTION = 0.5
 
 #: Target size in bytes of one call's hybrid rows when every row is evaluated.
 _GRAY_BLOCK_BYTES = 2**21
 
-#: Bound on the hybrid rows whose keys are compared at once when deduplicating (memory:
-#: 8 bytes each); rows are distinct-evaluated within such a chunk of explained rows.
+#: Bound on the hybrid rows handled at once when deduplicating (memory: about 17 bytes
+#: each); rows are distinct-evaluated within such a chunk of explained rows.
 _DEDUP_MAX_KEYS = 2**22
+
+
+def _agreement(X: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """``E[i, b]``: the bitmask of the features on which background row ``b`` equals ``x_i``."""
+    d = X.shape[1]
+    bits = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
+    return ((background[None, :, :] == X[:, None, :]) * bits).sum(axis=2)
 
 
 def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
@@ -444,10 +451,13 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
     the ``m`` hybrid rows ``(x_S, b_{-S})``, in background order, as in
     :func:`coalition_values`):
 
-    * when many hybrid rows coincide (discretised or categorical data: background rows
-      often agree on the absent features, and with ``x`` on the present ones), each
-      *distinct* row is evaluated once (:func:`_distinct_hybrid_keys`) and the outputs
-      are gathered back before the means;
+    * when many hybrid rows coincide (discretised or categorical data), each *distinct*
+      row is evaluated once and the outputs are gathered back before the means
+      (:func:`_full_game_distinct`).  Rows coincide mostly because a background row
+      agrees with ``x`` on some features ``E(b)``: then ``(x_S, b_{-S})`` is the row
+      ``(x_T, b_{-T})`` with ``T = S ∪ E(b)``, so only the pairs ``(T, b)`` with
+      ``T ⊇ E(b)`` need be considered — ``Σ_b 2**(d - |E(b)|)`` rows per explained row,
+      counted exactly beforehand to decide whether deduplication pays;
     * otherwise every hybrid row is evaluated, in blocks of ``2**k`` coalitions that share
       their high ``d - k`` features: the ``(2**k, m, d)`` rows of one block are built once
       per explained row, and the blocks are visited in Gray-code order of their high
@@ -456,11 +466,18 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
     """
     n, d = X.shape
     m = background.shape[0]
-    keys = _distinct_hybrid_keys(X, background) if 2**d * m <= 4 * _DEDUP_MAX_KEYS else None
-    if keys is not None:
-        codes0, n_distinct0 = _factorize(keys(0, 1))
-        if n_distinct0 <= DEDUP_MAX_DISTINCT_FRACTION * codes0.size:
-            return _full_game_distinct(f, X, background, keys, max_rows_per_call)
+    plain = (X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf"
+             or (X.dtype.kind == "f" and np.isnan(X).any())
+             or (background.dtype.kind == "f" and np.isnan(background).any())
+             or 2**d * m > _DEDUP_MAX_KEYS or d > 62)
+    if not plain:
+        agree = _agreement(X, background)
+        size = np.bitwise_count(agree.astype(np.uint64)).astype(np.int64)
+        considered = float(np.ldexp(1.0, d - size).sum())
+        if considered <= DEDUP_MAX_DISTINCT_FRACTION * n * 2**d * m:
+            keys = _hybrid_row_keys(X, background)
+            if keys is not None:
+                return _full_game_distinct(f, X, background, agree, keys, max_rows_per_call)
     return _full_game_gray(f, X, background, max_rows_per_call)
 
 
@@ -504,32 +521,17 @@ def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_pe
     return result
 
 
-def _factorize(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    """Labels ``0, 1, ...`` of the distinct keys in order of first appearance."""
-    codes, uniques = pd.factorize(keys.reshape(-1), sort=False)
-    return np.asarray(codes, dtype=np.int64), len(uniques)
-
-
-def _distinct_hybrid_keys(X: np.ndarray, background: np.ndarray) -> Callable[[int, int], np.ndarray] | None:
-    """An exact integer key of every hybrid row, or ``None`` when dedup cannot pay.
+def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact integer keys of hybrid rows: ``key(x_S, b_{-S}) = Σ_{j∈S} wx[i, j] + Σ_{j∉S} wb[b, j]``.
 
     Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``;
-    the hybrid row ``(x_S, b_{-S})`` gets the mixed-radix number of its codes
-    ``Σ_j code_j Π_{l<j} c_l``: two hybrid rows have the same key if and only if they are
-    equal.  Returns ``keys(start, stop)``, the keys of explained rows ``start .. stop-1``,
-    shape ``(stop - start, 2**d, m)``.  ``None`` (evaluate every row) when the data are
-    not plain numbers, hold NaN, the radix product exceeds 2**62, or every feature's
-    background values are all distinct (then only the grand coalition's rows coincide).
+    the hybrid row gets the mixed-radix number of its codes ``Σ_j code_j Π_{l<j} c_l``,
+    so two hybrid rows have the same key if and only if they are equal.  Returns
+    ``(wx, wb)``, the codes times the radices, ``(n, d)`` and ``(m, d)``; ``None`` if the
+    radix product exceeds ``2**62`` (no exact key in 64 bits).
     """
     n, d = X.shape
     m = background.shape[0]
-    if X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf" or m < 2:
-        return None
-    if X.dtype.kind == "f" and np.isnan(X).any() or background.dtype.kind == "f" and np.isnan(background).any():
-        return None
-    ordered = np.sort(background, axis=0)
-    if not (ordered[1:] == ordered[:-1]).any():
-        return None
     code_x = np.empty((n, d), dtype=np.int64)
     code_b = np.empty((m, d), dtype=np.int64)
     radix = np.empty(d, dtype=np.int64)
@@ -541,49 +543,61 @@ def _distinct_hybrid_keys(X: np.ndarray, background: np.ndarray) -> Callable[[in
         product *= len(values)
         if product > 2**62:
             return None
-    # keys add up over features; built by doubling over the coalitions' bits, as
-    # integers (exact): absent part B[S, b], present part A[i, S]
-    wb = code_b * radix                                        # (m, d)
-    wx = code_x * radix                                        # (n, d)
-    B = wb.sum(axis=1)[None, :]                                # S = empty set: all absent
-    A0 = np.zeros((n, 1), dtype=np.int64)
-    for j in range(d):
-        B = np.concatenate([B, B - wb[:, j]])
-        A0 = np.concatenate([A0, A0 + wx[:, j : j + 1]], axis=1)
-
-    def keys(start: int, stop: int) -> np.ndarray:
-        return A0[start:stop, :, None] + B[None, :, :]
-
-    return keys
+    return code_x * radix, code_b * radix
 
 
-def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray,
-                        keys: Callable[[int, int], np.ndarray], max_rows_per_call: int) -> np.ndarray:
+def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: np.ndarray,
+                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int) -> np.ndarray:
     n, d = X.shape
     m = background.shape[0]
-    per_row = 2**d * m
-    step = max(1, _DEDUP_MAX_KEYS // per_row)
-    members = coalition_masks(d)
+    wx, wb = keys
+    n_coal = 2**d
+    coal32 = np.arange(n_coal, dtype=np.int32)   # n_coal * m <= _DEDUP_MAX_KEYS < 2**31
+    step = max(1, _DEDUP_MAX_KEYS // (n_coal * m))
     result: np.ndarray | None = None
     for start in range(0, n, step):
         stop = min(n, start + step)
-        codes, n_distinct = _factorize(keys(start, stop))
+        c = stop - start
+        E = agree[start:stop]                                          # (c, m)
+        # the pairs (T, b) with T ⊇ E(b): the supersets of each E(b), by doubling over
+        # the features it leaves free; the row keys follow (x_j replaces b_j)
+        pair = np.arange(c * m, dtype=np.int64)                        # i * m + b
+        T = E.reshape(-1).copy()
+        on_x = ((T[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+        swap = (wx[start:stop, None, :] - wb[None, :, :]).reshape(c * m, d)  # x_j for b_j
+        key = np.where(on_x, wx[start:stop, None, :].repeat(m, axis=1).reshape(c * m, d),
+                       np.tile(wb, (c, 1))).sum(axis=1)
+        free = ~T & (n_coal - 1)
+        for j in range(d):
+            grow = np.flatnonzero((free[pair] >> j) & 1)
+            pair = np.concatenate([pair, pair[grow]])
+            T = np.concatenate([T, T[grow] | (1 << j)])
+            key = np.concatenate([key, key[grow] + swap[pair[len(pair) - len(grow):], j]])
+        inst, b = np.divmod(pair, m)
+        codes, uniques = pd.factorize(key, sort=False)
+        codes = np.asarray(codes, dtype=np.int64)
+        n_distinct = len(uniques)
         # the first occurrence of each label (labels appear in increasing order)
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))
-        inst, rest = np.divmod(first, per_row)
-        coal, b = np.divmod(rest, m)
         outs = []
         for lo in range(0, n_distinct, max_rows_per_call):
-            hi = min(n_distinct, lo + max_rows_per_call)
-            rows = np.where(members[coal[lo:hi]], X[start + inst[lo:hi]], background[b[lo:hi]])
-            outs.append(_evaluate(f, rows, hi - lo))
+            sel = first[lo : lo + max_rows_per_call]
+            present = ((T[sel, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+            rows = np.where(present, X[start + inst[sel]], background[b[sel]])
+            outs.append(_evaluate(f, rows, len(sel)))
         if len({o.shape[1:] for o in outs}) > 1:
             raise ValueError("the model returned a different number of outputs between calls")
         out = np.concatenate(outs) if len(outs) > 1 else outs[0]
-        # gathered back to every hybrid row, then the same means as without dedup
-        full = out[codes].reshape((stop - start, 2**d, m) + out.shape[1:])
-        means = full.mean(axis=2)
+        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the labels are
+        # placed at the pairs in (i, b, T) order, gathered back for every (i, S, b), then
+        # the outputs, from the small array of distinct rows: the same means as without
+        # dedup (over b, the last axis).  Fancy indexing: faster than np.take here.
+        slot = np.empty(c * m * n_coal, dtype=np.int32)
+        slot[pair * n_coal + T] = codes
+        idx = np.bitwise_or(coal32[None, :, None], E.astype(np.int32)[:, None, :])  # (c, 2**d, m)
+        idx += (np.arange(c * m, dtype=np.int32) * n_coal).reshape(c, 1, m)
+        means = out[slot[idx]].mean(axis=2)
         if result is None:
             result = np.empty((n,) + means.shape[1:])
         elif means.shape[1:] != result.shape[1:]:
