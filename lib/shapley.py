@@ -430,7 +430,7 @@ def interventional_game(
 DEDUP_MAX_DISTINCT_FRACTION = 0.5
 
 #: Target size in bytes of one call's hybrid rows when every row is evaluated.
-_GRAY_BLOCK_BYTES = 2**21
+_GRAY_BLOCK_BYTES = 2**22
 
 #: Bound on the hybrid rows handled at once when deduplicating (memory: about 17 bytes
 #: each); rows are distinct-evaluated within such a chunk of explained rows.
@@ -484,8 +484,10 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
 def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
     n, d = X.shape
     m = background.shape[0]
-    # a block of hybrid rows small enough to stay in cache between its construction and
-    # the model call (larger calls were slower for a cheap model, not faster for trees)
+    # a block of hybrid rows of a few MB: few enough model calls that a model's per-call
+    # cost is small (scikit-learn's trees: ~0.5 ms), small enough to stay in cache
+    # between its construction and the model call (a cheap model was slower on larger
+    # blocks: a threaded matrix-vector product on a busy machine)
     rows_per_call = min(max_rows_per_call, max(1, _GRAY_BLOCK_BYTES // (8 * d)))
     k = 0
     while k < d and 2 ** (k + 1) * m <= rows_per_call:
