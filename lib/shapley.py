@@ -388,6 +388,13 @@ def interventional_game(
         Default: all ``2**d``.  Cost: ``n * len(coalitions) * m`` model rows.
     max_rows_per_call
         Bound on the number of rows passed to ``f`` at once (memory stays bounded).
+
+    All ``2**d`` coalitions of an array ``X`` (the default): when many hybrid rows
+    coincide (a background row that agrees with ``x`` on features ``E`` gives the same
+    row for ``S`` and ``S ∪ E``), each distinct hybrid row is evaluated once; otherwise
+    every row, in cache-sized blocks (see ``_full_game``).  The values are the same
+    either way: the means over the background are taken over the same outputs in the
+    same order.  The model must not modify its input in place.
     allow_nan
         Let NaN through to the model (for models that handle missing values).
     max_features
@@ -732,8 +739,11 @@ def exact_shapley(
     :func:`shapley_from_game`.  This is what shap's ``ExactExplainer`` computes
     with an ``Independent`` masker holding the same background rows.
 
-    Cost: ``n * 2**d * m`` model rows, evaluated in batches of at most
-    ``max_rows_per_call``.  Refuses ``d > max_features`` with a ``ValueError``.
+    Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
+    ``max_rows_per_call``; on an array of plain numbers where many hybrid rows coincide
+    (discretised or categorical data), each *distinct* hybrid row once (see
+    :func:`interventional_game`).  The model must not modify its input in place.
+    Refuses ``d > max_features`` with a ``ValueError``.
 
     Returns
     -------
