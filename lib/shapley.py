@@ -500,32 +500,36 @@ def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_pe
     while k < d and 2 ** (k + 1) * m <= rows_per_call:
         k += 1
     n_low, n_high = 2**k, 2 ** (d - k)
+    # when a whole game fits in a block, several explained rows share one model call
+    group = max(1, rows_per_call // (n_low * m)) if k == d else 1
     dtype = np.result_type(X.dtype, background.dtype)
     result: np.ndarray | None = None
-    for i in range(n):
-        x = X[i]
-        # the block of the 2**k low coalitions, by doubling: copy the first half, then
-        # put x in the column of the new feature (memory-speed copies, no masks)
-        buf = np.empty((n_low, m, d), dtype=dtype)
-        buf[0] = background
-        for j in range(k):
-            h = 1 << j
-            buf[h : 2 * h] = buf[:h]
-            buf[h : 2 * h, :, j] = x[j]
-        rows = buf.reshape(n_low * m, d)
+    for start in range(0, n, group):
+        stop = min(n, start + group)
+        # the block of the 2**k low coalitions of each explained row, by doubling: copy
+        # the first half, then put x in the column of the new feature (no masks)
+        buf = np.empty((stop - start, n_low, m, d), dtype=dtype)
+        for g, x in enumerate(X[start:stop]):
+            buf[g, 0] = background
+            for j in range(k):
+                h = 1 << j
+                buf[g, h : 2 * h] = buf[g, :h]
+                buf[g, h : 2 * h, :, j] = x[j]
+        rows = buf.reshape(-1, d)
+        x = X[start]                                   # group > 1 only when n_high == 1
         hi = 0
         for t in range(n_high):
             if t:
                 j = k + ((t & -t).bit_length() - 1)   # the bit a Gray code flips at step t
                 hi ^= 1 << (j - k)
-                buf[:, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
-            out = _evaluate(f, rows, n_low * m)
-            means = out.reshape((n_low, m) + out.shape[1:]).mean(axis=1)
+                buf[0, :, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
+            out = _evaluate(f, rows, len(rows))
+            means = out.reshape((stop - start, n_low, m) + out.shape[1:]).mean(axis=2)
             if result is None:
-                result = np.empty((n, 2**d) + means.shape[1:])
-            elif means.shape[1:] != result.shape[2:]:
+                result = np.empty((n, 2**d) + means.shape[2:])
+            elif means.shape[2:] != result.shape[2:]:
                 raise ValueError("the model returned a different number of outputs between calls")
-            result[i, hi * n_low:(hi + 1) * n_low] = means
+            result[start:stop, hi * n_low:(hi + 1) * n_low] = means
     assert result is not None
     return result
 

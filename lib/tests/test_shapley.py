@@ -619,7 +619,7 @@ def test_dedup_chunks_of_explained_rows(monkeypatch):
     assert len(model.seen) > len(set(model.seen))
 
 
-@pytest.mark.parametrize("max_rows", [10, 64, 200, 2**16])  # k = 0 (one block > limit), 1, 3, d
+@pytest.mark.parametrize("max_rows", [10, 64, 200, 1700, 2**16])  # k = 0 (one block > limit), 1, 3, d (2 rows a call), d (all)
 def test_continuous_data_every_row_in_gray_code_blocks(max_rows):
     rng = np.random.default_rng(7)
     X, bg = rng.normal(size=(3, 5)), rng.normal(size=(25, 5))
