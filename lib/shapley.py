@@ -537,7 +537,8 @@ def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_pe
 def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Exact integer keys of hybrid rows: ``key(x_S, b_{-S}) = Σ_{j∈S} wx[i, j] + Σ_{j∉S} wb[b, j]``.
 
-    Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``;
+    Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``
+    (integers: minus their minimum; others: their rank among the distinct values);
     the hybrid row gets the mixed-radix number of its codes ``Σ_j code_j Π_{l<j} c_l``,
     so two hybrid rows have the same key if and only if they are equal.  Returns
     ``(wx, wb)``, the codes times the radices, ``(n, d)`` and ``(m, d)``; ``None`` if the
@@ -545,6 +546,16 @@ def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray,
     """
     n, d = X.shape
     m = background.shape[0]
+    if X.dtype.kind in "iub" and background.dtype.kind in "iub":
+        # small integers (part indices, category codes): the code is the value minus the
+        # column's minimum, no sorting
+        both = np.concatenate([background, X]).astype(np.int64)
+        low, high = both.min(axis=0), both.max(axis=0)
+        sizes = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
+        if math.prod(sizes) <= 2**62:
+            radix = np.array([math.prod(sizes[:j]) for j in range(d)], dtype=np.int64)
+            weighted = (both - low) * radix
+            return weighted[m:], weighted[:m]
     code_x = np.empty((n, d), dtype=np.int64)
     code_b = np.empty((m, d), dtype=np.int64)
     radix = np.empty(d, dtype=np.int64)
@@ -565,7 +576,7 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
     m = background.shape[0]
     wx, wb = keys
     n_coal = 2**d
-    coal32 = np.arange(n_coal, dtype=np.int32)   # n_coal * m <= _DEDUP_MAX_KEYS < 2**31
+    coal = np.arange(n_coal, dtype=np.intp)
     step = max(1, _DEDUP_MAX_KEYS // (n_coal * m))
     result: np.ndarray | None = None
     for start in range(0, n, step):
@@ -574,18 +585,28 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         E = agree[start:stop]                                          # (c, m)
         # the pairs (T, b) with T ⊇ E(b): the supersets of each E(b), by doubling over
         # the features it leaves free; the row keys follow (x_j replaces b_j)
-        pair = np.arange(c * m, dtype=np.int64)                        # i * m + b
-        T = E.reshape(-1).copy()
-        on_x = ((T[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+        base = E.reshape(-1)
+        shifts = np.arange(d, dtype=np.int64)
+        on_x = ((base[:, None] >> shifts) & 1).astype(bool)                 # (c m, d)
         swap = (wx[start:stop, None, :] - wb[None, :, :]).reshape(c * m, d)  # x_j for b_j
-        key = np.where(on_x, wx[start:stop, None, :].repeat(m, axis=1).reshape(c * m, d),
-                       np.tile(wb, (c, 1))).sum(axis=1)
-        free = ~T & (n_coal - 1)
+        free_bits = np.ascontiguousarray(~on_x.T)                            # (d, c m)
+        total = int((np.int64(1) << free_bits.sum(axis=0, dtype=np.int64)).sum())
+        pair = np.empty(total, dtype=np.intp)                                # i * m + b
+        T = np.empty(total, dtype=np.intp)
+        key = np.empty(total, dtype=np.int64)
+        filled = c * m
+        pair[:filled] = np.arange(filled)
+        T[:filled] = base
+        key[:filled] = np.where(on_x, wx[start:stop, None, :].repeat(m, axis=1).reshape(c * m, d),
+                                np.tile(wb, (c, 1))).sum(axis=1)
         for j in range(d):
-            grow = np.flatnonzero((free[pair] >> j) & 1)
-            pair = np.concatenate([pair, pair[grow]])
-            T = np.concatenate([T, T[grow] | (1 << j)])
-            key = np.concatenate([key, key[grow] + swap[pair[len(pair) - len(grow):], j]])
+            grow = np.flatnonzero(free_bits[j][pair[:filled]])
+            new = slice(filled, filled + len(grow))
+            pair[new] = pair[grow]
+            T[new] = T[grow] | (1 << j)
+            key[new] = key[grow] + swap[pair[new], j]
+            filled += len(grow)
+        assert filled == total
         inst, b = np.divmod(pair, m)
         codes, uniques = pd.factorize(key, sort=False)
         codes = np.asarray(codes, dtype=np.int64)
@@ -605,12 +626,12 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the labels are
         # placed at the pairs in (i, b, T) order, gathered back for every (i, S, b), then
         # the outputs, from the small array of distinct rows: the same means as without
-        # dedup (over b, the last axis).  Fancy indexing: faster than np.take here.
-        slot = np.empty(c * m * n_coal, dtype=np.int32)
+        # dedup (over b, the last axis).
+        slot = np.empty(c * m * n_coal, dtype=np.intp)
         slot[pair * n_coal + T] = codes
-        idx = np.bitwise_or(coal32[None, :, None], E.astype(np.int32)[:, None, :])  # (c, 2**d, m)
-        idx += (np.arange(c * m, dtype=np.int32) * n_coal).reshape(c, 1, m)
-        means = out[slot[idx]].mean(axis=2)
+        idx = np.bitwise_or(coal[None, :, None], E[:, None, :])       # (c, 2**d, m)
+        idx += (np.arange(c * m, dtype=np.intp) * n_coal).reshape(c, 1, m)
+        means = np.take(out, np.take(slot, idx), axis=0).mean(axis=2)
         if result is None:
             result = np.empty((n,) + means.shape[1:])
         elif means.shape[1:] != result.shape[1:]:
