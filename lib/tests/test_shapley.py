@@ -580,8 +580,13 @@ class _RecordingModel:
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_discrete_data_evaluate_each_distinct_hybrid_row_once(seed):
+@pytest.mark.parametrize("kind", ["int64", "int8 shifted", "float"])  # keys by offset, offset < 0, by rank
+def test_discrete_data_evaluate_each_distinct_hybrid_row_once(seed, kind):
     X, bg = _discrete(n=4, m=30, d=5, levels=3, seed=seed)
+    if kind == "int8 shifted":
+        X, bg = (X - 7).astype(np.int8), (bg - 7).astype(np.int8)
+    elif kind == "float":
+        X, bg = X * 0.3 - 1.1, bg * 0.3 - 1.1
     model = _RecordingModel(_nonlinear)
     game = sh.interventional_game(model, X, bg)
     distinct = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(5))
