@@ -439,6 +439,9 @@ DEDUP_MAX_DISTINCT_FRACTION = 0.5
 #: Target size in bytes of one call's hybrid rows when every row is evaluated.
 _GRAY_BLOCK_BYTES = 2**22
 
+#: Hybrid rows whose outputs are gathered back at once after deduplication (cache-sized).
+_GATHER_ELEMENTS = 2**15
+
 #: Bound on the hybrid rows handled at once when deduplicating (memory: about 17 bytes
 #: each); rows are distinct-evaluated within such a chunk of explained rows.
 _DEDUP_MAX_KEYS = 2**22
@@ -627,16 +630,27 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         # placed at the pairs in (i, b, T) order, gathered back for every (i, S, b), then
         # the outputs, from the small array of distinct rows: the same means as without
         # dedup (over b, the last axis).
+        # Done in pieces of a few coalitions of one explained row, through buffers reused
+        # from piece to piece (they stay in cache; no fresh memory to fault in).
         slot = np.empty(c * m * n_coal, dtype=np.intp)
         slot[pair * n_coal + T] = codes
-        idx = np.bitwise_or(coal[None, :, None], E[:, None, :])       # (c, 2**d, m)
-        idx += (np.arange(c * m, dtype=np.intp) * n_coal).reshape(c, 1, m)
-        means = np.take(out, np.take(slot, idx), axis=0).mean(axis=2)
         if result is None:
-            result = np.empty((n,) + means.shape[1:])
-        elif means.shape[1:] != result.shape[1:]:
+            result = np.empty((n, n_coal) + out.shape[1:])
+        elif out.shape[1:] != result.shape[2:]:
             raise ValueError("the model returned a different number of outputs between calls")
-        result[start:stop] = means
+        width = max(1, min(n_coal, _GATHER_ELEMENTS // m))
+        idx = np.empty((width, m), dtype=np.intp)
+        labels = np.empty((width, m), dtype=np.intp)
+        values = np.empty((width, m) + out.shape[1:])
+        for g in range(c):
+            offset = (g * m + np.arange(m, dtype=np.intp)) * n_coal
+            for s0 in range(0, n_coal, width):
+                w = min(width, n_coal - s0)
+                np.bitwise_or(coal[s0 : s0 + w, None], E[g][None, :], out=idx[:w])
+                idx[:w] += offset
+                np.take(slot, idx[:w], out=labels[:w])
+                np.take(out, labels[:w], axis=0, out=values[:w])
+                result[start + g, s0 : s0 + w] = values[:w].mean(axis=1)
     assert result is not None
     return result
 
