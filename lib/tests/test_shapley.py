@@ -618,10 +618,14 @@ def test_dedup_chunks_of_explained_rows(monkeypatch):
     X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=3)
     whole = sh.interventional_game(_nonlinear, X, bg)
     monkeypatch.setattr(sh, "_DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
+    monkeypatch.setattr(sh, "_GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
     model = _RecordingModel(_nonlinear)
     chunked = sh.interventional_game(model, X, bg, max_rows_per_call=7)
-    np.testing.assert_allclose(chunked, whole, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(chunked, whole)
     assert len(model.seen) > len(set(model.seen))
+    two = lambda Z: np.column_stack([_nonlinear(Z), -_nonlinear(Z) ** 2])  # noqa: E731
+    np.testing.assert_array_equal(sh.interventional_game(two, X, bg),
+                                  sh.coalition_values(two, X, bg, np.arange(16)))
 
 
 @pytest.mark.parametrize("max_rows", [10, 64, 200, 1700, 2**16])  # k = 0 (one block > limit), 1, 3, d (2 rows a call), d (all)
