@@ -611,12 +611,14 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
             filled += len(grow)
         assert filled == total
         inst, b = np.divmod(pair, m)
+        # labels of the distinct keys (a hash table), and the first pair of each (its
+        # representative): labels appear in increasing order, so a new label is a new
+        # running maximum
         codes, uniques = pd.factorize(key, sort=False)
-        codes = np.asarray(codes, dtype=np.int64)
-        n_distinct = len(uniques)
-        # the first occurrence of each label (labels appear in increasing order)
+        codes = np.asarray(codes, dtype=np.intp)
         running = np.maximum.accumulate(codes)
         first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))
+        n_distinct = len(first)
         outs = []
         for lo in range(0, n_distinct, max_rows_per_call):
             sel = first[lo : lo + max_rows_per_call]
@@ -626,30 +628,28 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         if len({o.shape[1:] for o in outs}) > 1:
             raise ValueError("the model returned a different number of outputs between calls")
         out = np.concatenate(outs) if len(outs) > 1 else outs[0]
-        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the labels are
-        # placed at the pairs in (i, b, T) order, gathered back for every (i, S, b), then
-        # the outputs, from the small array of distinct rows: the same means as without
-        # dedup (over b, the last axis).
+        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the outputs are
+        # placed at the pairs, in (i, b, T) order, at position ((i m + b) << d) | T, then
+        # gathered back for every (i, S, b) — position ((i m + b) << d) | S | E(b), one OR
+        # — in (i, S, b) order: the same means as without dedup (over b, the last axis).
         # Done in pieces of a few coalitions of one explained row, through buffers reused
         # from piece to piece (they stay in cache; no fresh memory to fault in).
-        slot = np.empty(c * m * n_coal, dtype=np.intp)
-        slot[pair * n_coal + T] = codes
         if result is None:
             result = np.empty((n, n_coal) + out.shape[1:])
         elif out.shape[1:] != result.shape[2:]:
             raise ValueError("the model returned a different number of outputs between calls")
+        placed = np.empty((c * m * n_coal,) + out.shape[1:])
+        placed[(pair << d) | T] = out[codes]
+        tagged = E | (np.arange(c * m, dtype=np.intp).reshape(c, m) << d)   # E(b) | ((i m + b) << d)
         width = max(1, min(n_coal, _GATHER_ELEMENTS // m))
         idx = np.empty((width, m), dtype=np.intp)
-        labels = np.empty((width, m), dtype=np.intp)
         values = np.empty((width, m) + out.shape[1:])
         for g in range(c):
-            offset = (g * m + np.arange(m, dtype=np.intp)) * n_coal
             for s0 in range(0, n_coal, width):
                 w = min(width, n_coal - s0)
-                np.bitwise_or(coal[s0 : s0 + w, None], E[g][None, :], out=idx[:w])
-                idx[:w] += offset
-                np.take(slot, idx[:w], out=labels[:w])
-                np.take(out, labels[:w], axis=0, out=values[:w])
+                np.bitwise_or(coal[s0 : s0 + w, None], tagged[g][None, :], out=idx[:w])
+                # mode="clip": the indices are valid, and "raise" with out= buffers a copy
+                np.take(placed, idx[:w], axis=0, out=values[:w], mode="clip")
                 result[start + g, s0 : s0 + w] = values[:w].mean(axis=1)
     assert result is not None
     return result
