@@ -135,16 +135,32 @@ class NaiveBayesTables:
 def _check_part_indices(arr: np.ndarray, n_parts: np.ndarray, names: Sequence[str]) -> np.ndarray:
     """Integer part indices within ``[0, P_i)`` per column, as int64 (no copy if already).
 
-    The range check is a column-wise min/max first (cheap on the 48,842 x 14 Adult
-    matrix); the element-wise mask is built only to name the offending variable.
+    The range check is one column-wise maximum of the indices read as *unsigned*
+    integers (a negative index becomes larger than any ``P_i``), taken over blocks of rows
+    so that numpy's reduction runs over long contiguous rows (a plain ``max(axis=0)`` over
+    14 columns is ten times slower); the element-wise mask is built only to name the
+    offending variable.
     """
     if arr.dtype.kind not in "iu":
         raise ValueError("part indices must be integers (use WeightedNaiveBayes.transform)")
-    if arr.size and (arr.min() < 0 or np.any(arr.max(axis=0) >= n_parts)):
+    if arr.size and np.any(_column_max_unsigned(arr) >= n_parts.astype(np.uint64)):
         bad = (arr < 0) | (arr >= n_parts)
         j = int(np.flatnonzero(bad.any(axis=0))[0])
         raise ValueError(f"variable {names[j]!r} has part indices out of range")
     return arr.astype(np.int64, copy=False)
+
+
+def _column_max_unsigned(arr: np.ndarray, block: int = 64) -> np.ndarray:
+    """``arr.view(unsigned).max(axis=0)`` as ``uint64`` for a 2-D integer array, fast."""
+    u = arr.view(arr.dtype.str.replace("i", "u")) if arr.dtype.kind == "i" else arr
+    n, d = u.shape
+    k = n // block * block
+    if not u.flags.c_contiguous or k == 0:
+        return u.max(axis=0).astype(np.uint64)
+    out = u[:k].reshape(k // block, block * d).max(axis=0).reshape(block, d).max(axis=0)
+    if k < n:
+        out = np.maximum(out, u[k:].max(axis=0))
+    return out.astype(np.uint64)
 
 
 def _positive_index(tables: NaiveBayesTables, positive: Any) -> int:

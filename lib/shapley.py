@@ -388,6 +388,13 @@ def interventional_game(
         Default: all ``2**d``.  Cost: ``n * len(coalitions) * m`` model rows.
     max_rows_per_call
         Bound on the number of rows passed to ``f`` at once (memory stays bounded).
+
+    All ``2**d`` coalitions of an array ``X`` (the default): when many hybrid rows
+    coincide (a background row that agrees with ``x`` on features ``E`` gives the same
+    row for ``S`` and ``S ∪ E``), each distinct hybrid row is evaluated once; otherwise
+    every row, in cache-sized blocks (see ``_full_game``).  The values are the same
+    either way: the means over the background are taken over the same outputs in the
+    same order.  The model must not modify its input in place.
     allow_nan
         Let NaN through to the model (for models that handle missing values).
     max_features
@@ -414,6 +421,8 @@ def interventional_game(
         chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
         if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
+    if coalitions is None and not isinstance(X, pd.DataFrame) and d > 0:
+        return _full_game(f, X, background, max_rows_per_call)
     masks = ((chosen[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
     values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
@@ -421,6 +430,229 @@ def interventional_game(
     game = np.full((n, 2**d) + values.shape[2:], np.nan)
     game[:, chosen] = values
     return game
+
+
+#: :func:`interventional_game` evaluates only the distinct hybrid rows when the rows it
+#: would consider (see :func:`_full_game`) are at most this fraction of all ``n 2**d m``.
+DEDUP_MAX_DISTINCT_FRACTION = 0.5
+
+#: Target size in bytes of one call's hybrid rows when every row is evaluated.
+_GRAY_BLOCK_BYTES = 2**22
+
+#: Hybrid rows whose outputs are gathered back at once after deduplication (cache-sized).
+_GATHER_ELEMENTS = 2**15
+
+#: Bound on the hybrid rows handled at once when deduplicating (memory: about 17 bytes
+#: each); rows are distinct-evaluated within such a chunk of explained rows.
+_DEDUP_MAX_KEYS = 2**22
+
+
+def _agreement(X: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """``E[i, b]``: the bitmask of the features on which background row ``b`` equals ``x_i``."""
+    d = X.shape[1]
+    bits = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
+    return ((background[None, :, :] == X[:, None, :]) * bits).sum(axis=2)
+
+
+def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+    """All ``2**d`` coalition values of every row of the array ``X``: ``(n, 2**d[, k])``.
+
+    Two ways to the same numbers (each ``v_x(S)`` is the mean of the model's outputs on
+    the ``m`` hybrid rows ``(x_S, b_{-S})``, in background order, as in
+    :func:`coalition_values`):
+
+    * when many hybrid rows coincide (discretised or categorical data), each *distinct*
+      row is evaluated once and the outputs are gathered back before the means
+      (:func:`_full_game_distinct`).  Rows coincide mostly because a background row
+      agrees with ``x`` on some features ``E(b)``: then ``(x_S, b_{-S})`` is the row
+      ``(x_T, b_{-T})`` with ``T = S ∪ E(b)``, so only the pairs ``(T, b)`` with
+      ``T ⊇ E(b)`` need be considered — ``Σ_b 2**(d - |E(b)|)`` rows per explained row,
+      counted exactly beforehand to decide whether deduplication pays;
+    * otherwise every hybrid row is evaluated, in blocks of ``2**k`` coalitions that share
+      their high ``d - k`` features: the ``(2**k, m, d)`` rows of one block are built once
+      per explained row, and the blocks are visited in Gray-code order of their high
+      features, so that going to the next block rewrites one column (the model must not
+      modify its input in place).
+    """
+    n, d = X.shape
+    m = background.shape[0]
+    plain = (X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf"
+             or (X.dtype.kind == "f" and np.isnan(X).any())
+             or (background.dtype.kind == "f" and np.isnan(background).any())
+             or 2**d * m > _DEDUP_MAX_KEYS or d > 62)
+    if not plain:
+        agree = _agreement(X, background)
+        size = np.bitwise_count(agree.astype(np.uint64)).astype(np.int64)
+        considered = float(np.ldexp(1.0, d - size).sum())
+        if considered <= DEDUP_MAX_DISTINCT_FRACTION * n * 2**d * m:
+            keys = _hybrid_row_keys(X, background)
+            if keys is not None:
+                return _full_game_distinct(f, X, background, agree, keys, max_rows_per_call)
+    return _full_game_gray(f, X, background, max_rows_per_call)
+
+
+def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+    n, d = X.shape
+    m = background.shape[0]
+    # a block of hybrid rows of a few MB: few enough model calls that a model's per-call
+    # cost is small (scikit-learn's trees: ~0.5 ms), small enough to stay in cache
+    # between its construction and the model call (a cheap model was slower on larger
+    # blocks: a threaded matrix-vector product on a busy machine)
+    rows_per_call = min(max_rows_per_call, max(1, _GRAY_BLOCK_BYTES // (8 * d)))
+    k = 0
+    while k < d and 2 ** (k + 1) * m <= rows_per_call:
+        k += 1
+    n_low, n_high = 2**k, 2 ** (d - k)
+    # when a whole game fits in a block, several explained rows share one model call
+    group = max(1, rows_per_call // (n_low * m)) if k == d else 1
+    dtype = np.result_type(X.dtype, background.dtype)
+    result: np.ndarray | None = None
+    for start in range(0, n, group):
+        stop = min(n, start + group)
+        # the block of the 2**k low coalitions of each explained row, by doubling: copy
+        # the first half, then put x in the column of the new feature (no masks)
+        buf = np.empty((stop - start, n_low, m, d), dtype=dtype)
+        for g, x in enumerate(X[start:stop]):
+            buf[g, 0] = background
+            for j in range(k):
+                h = 1 << j
+                buf[g, h : 2 * h] = buf[g, :h]
+                buf[g, h : 2 * h, :, j] = x[j]
+        rows = buf.reshape(-1, d)
+        x = X[start]                                   # group > 1 only when n_high == 1
+        hi = 0
+        for t in range(n_high):
+            if t:
+                j = k + ((t & -t).bit_length() - 1)   # the bit a Gray code flips at step t
+                hi ^= 1 << (j - k)
+                buf[0, :, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
+            out = _evaluate(f, rows, len(rows))
+            means = out.reshape((stop - start, n_low, m) + out.shape[1:]).mean(axis=2)
+            if result is None:
+                result = np.empty((n, 2**d) + means.shape[2:])
+            elif means.shape[2:] != result.shape[2:]:
+                raise ValueError("the model returned a different number of outputs between calls")
+            result[start:stop, hi * n_low:(hi + 1) * n_low] = means
+    assert result is not None
+    return result
+
+
+def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact integer keys of hybrid rows: ``key(x_S, b_{-S}) = Σ_{j∈S} wx[i, j] + Σ_{j∉S} wb[b, j]``.
+
+    Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``
+    (integers: minus their minimum; others: their rank among the distinct values);
+    the hybrid row gets the mixed-radix number of its codes ``Σ_j code_j Π_{l<j} c_l``,
+    so two hybrid rows have the same key if and only if they are equal.  Returns
+    ``(wx, wb)``, the codes times the radices, ``(n, d)`` and ``(m, d)``; ``None`` if the
+    radix product exceeds ``2**62`` (no exact key in 64 bits).
+    """
+    n, d = X.shape
+    m = background.shape[0]
+    if X.dtype.kind in "iub" and background.dtype.kind in "iub":
+        # small integers (part indices, category codes): the code is the value minus the
+        # column's minimum, no sorting
+        both = np.concatenate([background, X]).astype(np.int64)
+        low, high = both.min(axis=0), both.max(axis=0)
+        sizes = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
+        if math.prod(sizes) <= 2**62:
+            radix = np.array([math.prod(sizes[:j]) for j in range(d)], dtype=np.int64)
+            weighted = (both - low) * radix
+            return weighted[m:], weighted[:m]
+    code_x = np.empty((n, d), dtype=np.int64)
+    code_b = np.empty((m, d), dtype=np.int64)
+    radix = np.empty(d, dtype=np.int64)
+    product = 1
+    for j in range(d):
+        values, inverse = np.unique(np.concatenate([background[:, j], X[:, j]]), return_inverse=True)
+        code_b[:, j], code_x[:, j] = inverse[:m], inverse[m:]
+        radix[j] = product
+        product *= len(values)
+        if product > 2**62:
+            return None
+    return code_x * radix, code_b * radix
+
+
+def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: np.ndarray,
+                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int) -> np.ndarray:
+    n, d = X.shape
+    m = background.shape[0]
+    wx, wb = keys
+    n_coal = 2**d
+    coal = np.arange(n_coal, dtype=np.intp)
+    step = max(1, _DEDUP_MAX_KEYS // (n_coal * m))
+    result: np.ndarray | None = None
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        c = stop - start
+        E = agree[start:stop]                                          # (c, m)
+        # the pairs (T, b) with T ⊇ E(b): the supersets of each E(b), by doubling over
+        # the features it leaves free; the row keys follow (x_j replaces b_j)
+        base = E.reshape(-1)
+        shifts = np.arange(d, dtype=np.int64)
+        on_x = ((base[:, None] >> shifts) & 1).astype(bool)                 # (c m, d)
+        swap = (wx[start:stop, None, :] - wb[None, :, :]).reshape(c * m, d)  # x_j for b_j
+        free_bits = np.ascontiguousarray(~on_x.T)                            # (d, c m)
+        total = int((np.int64(1) << free_bits.sum(axis=0, dtype=np.int64)).sum())
+        pair = np.empty(total, dtype=np.intp)                                # i * m + b
+        T = np.empty(total, dtype=np.intp)
+        key = np.empty(total, dtype=np.int64)
+        filled = c * m
+        pair[:filled] = np.arange(filled)
+        T[:filled] = base
+        key[:filled] = np.where(on_x, wx[start:stop, None, :].repeat(m, axis=1).reshape(c * m, d),
+                                np.tile(wb, (c, 1))).sum(axis=1)
+        for j in range(d):
+            grow = np.flatnonzero(free_bits[j][pair[:filled]])
+            new = slice(filled, filled + len(grow))
+            pair[new] = pair[grow]
+            T[new] = T[grow] | (1 << j)
+            key[new] = key[grow] + swap[pair[new], j]
+            filled += len(grow)
+        assert filled == total
+        inst, b = np.divmod(pair, m)
+        # labels of the distinct keys (a hash table), and the first pair of each (its
+        # representative): labels appear in increasing order, so a new label is a new
+        # running maximum
+        codes, uniques = pd.factorize(key, sort=False)
+        codes = np.asarray(codes, dtype=np.intp)
+        running = np.maximum.accumulate(codes)
+        first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))
+        n_distinct = len(first)
+        outs = []
+        for lo in range(0, n_distinct, max_rows_per_call):
+            sel = first[lo : lo + max_rows_per_call]
+            present = ((T[sel, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+            rows = np.where(present, X[start + inst[sel]], background[b[sel]])
+            outs.append(_evaluate(f, rows, len(sel)))
+        if len({o.shape[1:] for o in outs}) > 1:
+            raise ValueError("the model returned a different number of outputs between calls")
+        out = np.concatenate(outs) if len(outs) > 1 else outs[0]
+        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the outputs are
+        # placed at the pairs, in (i, b, T) order, at position ((i m + b) << d) | T, then
+        # gathered back for every (i, S, b) — position ((i m + b) << d) | S | E(b), one OR
+        # — in (i, S, b) order: the same means as without dedup (over b, the last axis).
+        # Done in pieces of a few coalitions of one explained row, through buffers reused
+        # from piece to piece (they stay in cache; no fresh memory to fault in).
+        if result is None:
+            result = np.empty((n, n_coal) + out.shape[1:])
+        elif out.shape[1:] != result.shape[2:]:
+            raise ValueError("the model returned a different number of outputs between calls")
+        placed = np.empty((c * m * n_coal,) + out.shape[1:])
+        placed[(pair << d) | T] = out[codes]
+        tagged = E | (np.arange(c * m, dtype=np.intp).reshape(c, m) << d)   # E(b) | ((i m + b) << d)
+        width = max(1, min(n_coal, _GATHER_ELEMENTS // m))
+        idx = np.empty((width, m), dtype=np.intp)
+        values = np.empty((width, m) + out.shape[1:])
+        for g in range(c):
+            for s0 in range(0, n_coal, width):
+                w = min(width, n_coal - s0)
+                np.bitwise_or(coal[s0 : s0 + w, None], tagged[g][None, :], out=idx[:w])
+                # mode="clip": the indices are valid, and "raise" with out= buffers a copy
+                np.take(placed, idx[:w], axis=0, out=values[:w], mode="clip")
+                result[start + g, s0 : s0 + w] = values[:w].mean(axis=1)
+    assert result is not None
+    return result
 
 
 class CountingModel:
@@ -546,8 +778,11 @@ def exact_shapley(
     :func:`shapley_from_game`.  This is what shap's ``ExactExplainer`` computes
     with an ``Independent`` masker holding the same background rows.
 
-    Cost: ``n * 2**d * m`` model rows, evaluated in batches of at most
-    ``max_rows_per_call``.  Refuses ``d > max_features`` with a ``ValueError``.
+    Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
+    ``max_rows_per_call``; on an array of plain numbers where many hybrid rows coincide
+    (discretised or categorical data), each *distinct* hybrid row once (see
+    :func:`interventional_game`).  The model must not modify its input in place.
+    Refuses ``d > max_features`` with a ``ValueError``.
 
     Returns
     -------

@@ -155,3 +155,27 @@ def test_no_rows_and_unsigned_indices(binary):
     assert lookup.values(np.zeros((0, 3), dtype=np.int64)).shape == (0, 3, 2)
     parts = model.transform(X.iloc[:4])
     np.testing.assert_array_equal(lookup.values(parts.astype(np.uint8)), lookup.values(parts))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16])
+@pytest.mark.parametrize("row", [0, 63, 64, 255, 256, 299])  # blocks of 64 rows, then the 44 left
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_range_check_finds_every_bad_index(binary, dtype, row, order):
+    # the check reads the indices as unsigned and takes a blocked column maximum: a bad
+    # index anywhere (in a block, in the remainder, negative or too large) must be caught
+    X, model = binary
+    lookup = nb.shapley_lookup(model.tables_)
+    parts = np.asarray(model.transform(X), dtype=dtype, order=order)
+    assert len(parts) == 300
+    np.testing.assert_array_equal(lookup.values(parts), lookup.values(parts.astype(np.int64)))
+    for j, name in enumerate(["a", "b", "c"]):
+        bad_values = [model.tables_.n_parts[j], np.iinfo(dtype).max]
+        if np.issubdtype(dtype, np.signedinteger):
+            bad_values += [-1, np.iinfo(dtype).min]
+        for value in bad_values:
+            bad = parts.copy(order=order)
+            bad[row, j] = value
+            with pytest.raises(ValueError, match=f"'{name}' has part indices out of range"):
+                lookup.values(bad)
+            with pytest.raises(ValueError, match=f"'{name}' has part indices out of range"):
+                model.tables_.check_parts(bad)
