@@ -19,9 +19,14 @@ machine is shared and wall time would measure the neighbours.
 
 Resumable: one CSV per (data set, classifier) under ``data/derived/coal-grid/``, skipped
 when present unless ``--force``; all present files are then gathered into
-``data/derived/coal-grid.csv``.
+``data/derived/coal-grid.csv``.  The pairs are independent units, each seeded from its own
+identity (explained rows: ``default_rng([seed, d, n])``), run serially or in parallel through
+joblib (``--n-jobs``, ``--backend``; ``lib.parallel.run_units``): every unit is timed in its
+own worker process (do not use the ``threading`` backend, whose process time would count
+the other threads).
 
     python scripts/coal_grid.py                              # the full grid
+    python scripts/coal_grid.py --n-jobs 2                   # two pairs at a time
     python scripts/coal_grid.py --classifiers NB kNN tree    # a subset
     python scripts/coal_grid.py --gather-only                # rebuild coal-grid.csv
 """
@@ -35,6 +40,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -50,6 +56,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
+from lib.parallel import add_parallel_arguments, run_units  # noqa: E402
 
 #: The paper's six classifiers (§5.1), as scikit-learn stand-ins for its Weka/OpenML flows.
 CLASSIFIERS = {
@@ -121,6 +128,23 @@ def run_pair(name: str, clf: str, *, alphas, methods, n_explain: int, fidelity_r
     return pd.DataFrame(rows)
 
 
+def pair_file(name: str, clf: str, out_dir: Path = OUT_DIR) -> Path:
+    return out_dir / f"{name.removeprefix('keel-')}__{clf}.csv"
+
+
+def run_and_write(unit: tuple[str, str], *, deadline: float | None, out_dir: Path = OUT_DIR, **kwargs) -> bool:
+    """One unit (classifier, data set): run_pair, written to its CSV; False if started after ``deadline``."""
+    clf, name = unit
+    if deadline is not None and time.time() > deadline:
+        return False
+    table = run_pair(name, clf, **kwargs)
+    out = pair_file(name, clf, out_dir)
+    tmp = out.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, float_format="%.6g")
+    tmp.replace(out)
+    return True
+
+
 def gather(out_dir: Path = OUT_DIR, out_csv: Path = OUT_CSV) -> pd.DataFrame:
     files = sorted(out_dir.glob("*.csv"))
     if not files:
@@ -142,23 +166,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--budget-minutes", type=float, default=None, help="start no new pair after this wall time")
     p.add_argument("--force", action="store_true")
     p.add_argument("--gather-only", action="store_true")
+    add_parallel_arguments(p, what="(data set, classifier) pairs")
     args = p.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     if not args.gather_only:
         pairs = [(c, n) for c in args.classifiers for n in args.datasets]
-        start = time.monotonic()
-        for clf, name in tqdm(pairs, desc="data set x classifier"):
-            out = OUT_DIR / f"{name.removeprefix('keel-')}__{clf}.csv"
-            if out.exists() and not args.force:
-                continue
-            if args.budget_minutes is not None and time.monotonic() - start > 60 * args.budget_minutes:
-                tqdm.write(f"budget reached: stopping before {name} x {clf}")
-                break
-            table = run_pair(name, clf, alphas=args.alphas, methods=args.methods, n_explain=args.explain,
-                             fidelity_rows=args.fidelity_rows, seed=args.seed)
-            tmp = out.with_suffix(".tmp")
-            table.to_csv(tmp, index=False, float_format="%.6g")
-            tmp.replace(out)
+        todo = [u for u in pairs if args.force or not pair_file(u[1], u[0]).exists()]
+        deadline = None if args.budget_minutes is None else time.time() + 60 * args.budget_minutes
+        fn = partial(run_and_write, deadline=deadline, alphas=args.alphas, methods=args.methods,
+                     n_explain=args.explain, fidelity_rows=args.fidelity_rows, seed=args.seed)
+        done = run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier",
+                         unit="pair")
+        skipped = [f"{n} x {c}" for (c, n), ok in zip(todo, done) if not ok]
+        if skipped:
+            tqdm.write(f"budget reached: {len(skipped)} pairs not started ({', '.join(skipped)})")
     table = gather()
     print(f"gathered {len(table)} rows from {table.groupby(['data set', 'classifier']).ngroups} "
           f"(data set, classifier) pairs into {OUT_CSV.relative_to(REPO_ROOT).as_posix()}")

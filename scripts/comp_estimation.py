@@ -10,23 +10,28 @@ mean Aitchison distance to the exact compositions (``lib.compositions.estimation
 
 Resumable: one CSV per seed under ``data/derived/comp-estimation/`` (skipped when present
 unless ``--force``), gathered into ``data/derived/comp-estimation-error-vs-budget.csv``,
-which the notebook displays.  Usage, from the repository root::
+which the notebook displays; a tqdm bar counts the seeds done.  The seeds are
+independent units (every estimator of a seed is seeded with that seed alone), run serially
+or in parallel through joblib (``--n-jobs``, ``--backend``; ``lib.parallel.run_units``).  Usage, from the repository root::
 
     nice -n 10 python scripts/comp_estimation.py --seeds 12
+    nice -n 10 python scripts/comp_estimation.py --seeds 20 --n-jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
 import warnings
+from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from sklearn.svm import SVC
-from tqdm import tqdm
 
 import lib
 from lib import compositions as cp
+from lib.parallel import add_parallel_arguments, run_units
 
 #: Budgets, in samples per explained row (each sample = 2 model rows).
 BUDGETS = [2**k for k in range(4, 15)]
@@ -46,10 +51,22 @@ def setup() -> tuple[SVC, np.ndarray, np.ndarray, cp.ShapleyCompositions]:
     return model, explain, background, exact
 
 
+def run_seed(seed: int, *, model: SVC, explain: np.ndarray, background: np.ndarray,
+             exact: cp.ShapleyCompositions, parts: Path) -> Path:
+    """One unit: every estimator at every budget with ``seed``, written to iris-seed<seed>.csv."""
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    frames = [cp.estimation_errors(model.predict_proba, explain, background, exact, n_samples=budget, seed=seed)
+              for budget in BUDGETS]
+    out = parts / f"iris-seed{seed:02d}.csv"
+    pd.concat(frames, ignore_index=True).to_csv(out, index=False)
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=20, help="number of seeds (0 .. seeds-1)")
     parser.add_argument("--force", action="store_true", help="recompute seeds whose CSV exists")
+    add_parallel_arguments(parser, what="seeds")
     args = parser.parse_args(argv)
     warnings.filterwarnings("ignore", message="IProgress not found")
     derived = lib.data.REPO_ROOT / "data" / "derived"
@@ -57,14 +74,8 @@ def main(argv: list[str] | None = None) -> None:
     parts.mkdir(parents=True, exist_ok=True)
     model, explain, background, exact = setup()
     todo = [s for s in range(args.seeds) if args.force or not (parts / f"iris-seed{s:02d}.csv").exists()]
-    with tqdm(total=len(todo) * len(BUDGETS), desc="seed x budget") as bar:
-        for seed in todo:
-            frames = []
-            for budget in BUDGETS:
-                frames.append(cp.estimation_errors(model.predict_proba, explain, background, exact,
-                                                   n_samples=budget, seed=seed))
-                bar.update()
-            pd.concat(frames, ignore_index=True).to_csv(parts / f"iris-seed{seed:02d}.csv", index=False)
+    fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)
+    run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
     files = sorted(parts.glob("iris-seed*.csv"))
     table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     table.insert(0, "setup", "iris-svm")

@@ -15,6 +15,11 @@ Resumable: one CSV per data set, ``data/derived/nb-bootstrap/<data set>.csv`` (o
 replicate), skipped when present unless ``--force``; then gathered into
 ``data/derived/nb-bootstrap-spread.csv`` (mean and standard deviation over the replicates).
 
+The replicates of every data set to do are independent units, each seeded from its own
+identity (``[seed, replicate]``), run serially or in parallel through joblib (``--n-jobs``,
+``--backend``; ``lib.parallel.run_units``, with a tqdm bar over the fits); a data set's file
+is written as soon as its last replicate is in.
+
     python scripts/nb_bootstrap_spread.py --n-jobs 2                 # about 20 minutes on 2 shared cores
     python scripts/nb_bootstrap_spread.py --datasets crx --replicates 5 --force
 """
@@ -22,20 +27,19 @@ replicate), skipped when present unless ``--force``; then gathered into
 from __future__ import annotations
 
 import argparse
-import sys
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from scipy.stats import kendalltau
 from sklearn.metrics import roc_auc_score
-from tqdm import tqdm
 
 from lib import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
+from lib.parallel import add_parallel_arguments, run_units
 
 #: the ten data sets of the paper, in the order of its Table 1, and their names there
 DATASETS = {
@@ -90,6 +94,12 @@ def replicate(name: str, b: int, seed: int) -> dict:
             "#Var": len(model.variables), "Kendall": kendall}
 
 
+def replicate_unit(unit: tuple[str, int], seed: int) -> dict:
+    """One unit, (data set, replicate): :func:`replicate`."""
+    name, b = unit
+    return replicate(name, b, seed)
+
+
 def gather(out_dir: Path = OUT_DIR) -> pd.DataFrame:
     parts = [pd.read_csv(out_dir / f"{name}.csv") for name in DATASETS if (out_dir / f"{name}.csv").exists()]
     if not parts:
@@ -106,22 +116,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--replicates", type=int, default=20, help="bootstrap samples per data set")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--n-jobs", type=int, default=1, help="parallel Khiops fits (joblib)")
-    parser.add_argument("--backend", default="loky", help="joblib backend")
+    add_parallel_arguments(parser, what="bootstrap replicates (Khiops fits)")
     parser.add_argument("--force", action="store_true", help="recompute data sets already done")
     args = parser.parse_args(argv)
 
     _quiet()
     kn.require_khiops()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    for name in tqdm(args.datasets, desc="data sets", file=sys.stderr):
-        path = OUT_DIR / f"{name}.csv"
-        if path.exists() and not args.force:
-            continue
-        done = Parallel(n_jobs=args.n_jobs, backend=args.backend)(
-            delayed(replicate)(name, b, args.seed)
-            for b in tqdm(range(args.replicates), desc=name, leave=False, file=sys.stderr))
-        pd.DataFrame(done).sort_values("replicate").to_csv(path, index=False, float_format="%.10g")
+    todo = [n for n in args.datasets if args.force or not (OUT_DIR / f"{n}.csv").exists()]
+    units = [(name, b) for name in todo for b in range(args.replicates)]
+    pending: dict[str, list[dict]] = {name: [] for name in todo}
+
+    def write_when_complete(unit: tuple[str, int], row: dict) -> None:
+        name = unit[0]
+        pending[name].append(row)
+        if len(pending[name]) == args.replicates:
+            done = pd.DataFrame(pending.pop(name)).sort_values("replicate")
+            done.to_csv(OUT_DIR / f"{name}.csv", index=False, float_format="%.10g")
+
+    run_units(units, partial(replicate_unit, seed=args.seed), n_jobs=args.n_jobs, backend=args.backend,
+              desc="data set x replicate", unit="fit", on_result=write_when_complete)
     table = gather()
     table.to_csv(GATHERED, index=False, float_format="%.10g")
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):

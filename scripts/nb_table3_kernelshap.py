@@ -12,10 +12,21 @@ importance per variable) and <dataset>.json (run summary); a data set whose file
 is skipped unless --force. Then the gather step writes data/derived/nb-table3.csv
 (paper | ours | difference, long form) and data/derived/nb-table3-log-odds.csv.
 
+The seed (default 20230) draws the explained and background rows and seeds shap's
+coalition sampling; every data set is seeded with it alone, so the data sets are
+independent units (--n-jobs, --backend: lib.parallel.run_units, serial by default).
+
+Spread mode, --seeds S1 S2 ...: the same protocol once per seed and data set (other rows
+drawn, other coalitions sampled; the model is the same), written under
+data/derived/nb-table3/seed-<S>/<dataset>.{csv,json} (resumable per seed and data set),
+then gathered with the stored run (seed 20230) into data/derived/nb-table3-spread.csv
+(per data set and correlation: runs, mean, standard deviation, min, max).
+
     python scripts/nb_table3_kernelshap.py                 # the full protocol (~30 min on one core)
     python scripts/nb_table3_kernelshap.py --rows 200      # 200 explained rows per data set
-    python scripts/nb_table3_kernelshap.py --gather-only   # rebuild the two CSVs
+    python scripts/nb_table3_kernelshap.py --gather-only   # rebuild the gathered CSVs
     python scripts/nb_table3_kernelshap.py --datasets adult --rows 300 --name-suffix=-300-rows --no-gather
+    nice -n 10 python scripts/nb_table3_kernelshap.py --seeds 1 2 3 --datasets cervical crx
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ import json
 import sys
 import time
 import warnings
+from functools import partial
 from pathlib import Path
 
 # khiops.core warns that its sample data sets are not downloaded: we do not use them.
@@ -43,6 +55,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
+from lib.parallel import add_parallel_arguments, run_units  # noqa: E402
 
 #: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
 #: correlations as printed (text: their last digit sets the reproduction report's tolerance).
@@ -65,23 +78,79 @@ SEED = 20230
 OUT_DIR = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3"
 TABLE = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3.csv"
 TABLE_LOG_ODDS = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-log-odds.csv"
+SPREAD = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-spread.csv"
+#: Smallest data sets first (the stored run's seconds), so that a spread run cut short has
+#: finished whole data sets.
+BY_COST = ["cervical", "tic-tac-toe", "breast-wisconsin", "german-numeric", "crx", "ionosphere",
+           "telco", "twonorm", "adult", "spambase"]
 
 
-def run_one(dataset: str, n_background: int, n_explain: int, seed: int, out_dir: Path, suffix: str = "") -> dict:
+def run_one(dataset: str, n_background: int, n_explain: int, seed: int, out_dir: Path, suffix: str = "",
+            progress: bool = True) -> dict:
+    """The protocol on one data set, seeded by ``seed`` alone; writes <dataset><suffix>.{csv,json}."""
     X, y = lib.data.load(dataset, **LOAD_KWARGS.get(dataset, {}))
     _, model = kn.fit_khiops_snb(X, y)
     tables, parts = model.tables(), model.transform(X)
     t0 = time.perf_counter()
     run = kc.table3_protocol(tables, parts, model.classes[1], n_explain=n_explain,
-                             n_background=n_background, seed=seed, progress=True)
+                             n_background=n_background, seed=seed, progress=progress)
     seconds = time.perf_counter() - t0
     summary = run.summary()
     summary.update({"dataset": dataset, "N": len(X), "positive class": str(model.classes[1]),
                     "seed": seed, "seconds": round(seconds, 1),
                     "seconds per explained row": round(seconds / len(run.explain), 4)})
+    out_dir.mkdir(parents=True, exist_ok=True)
     run.global_table().to_csv(out_dir / f"{dataset}{suffix}.csv")
     (out_dir / f"{dataset}{suffix}.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
     return summary
+
+
+def run_unit(unit: tuple[str, int, Path], *, n_explain: int, suffix: str, progress: bool) -> dict:
+    """One unit, (data set, seed, output folder): the paper's N_k, seeded by the unit's own seed."""
+    dataset, seed, out_dir = unit
+    n_k = int(PAPER.set_index("dataset").loc[dataset, "N_k"])
+    return run_one(dataset, n_k, n_explain, seed, out_dir, suffix, progress=progress)
+
+
+def is_done(dataset: str, out_dir: Path, suffix: str = "") -> bool:
+    stem = out_dir / f"{dataset}{suffix}"
+    return Path(f"{stem}.json").exists() and Path(f"{stem}.csv").exists()
+
+
+def seed_dir(out_dir: Path, seed: int) -> Path:
+    return out_dir / f"seed-{seed}"
+
+
+def gather_spread(out_dir: Path, main_seed: int = SEED) -> pd.DataFrame:
+    """Pearson and Kendall (on P(Y|X)) over the stored run and every seed-<S> run present.
+
+    One row per (data set, quantity) with at least one seed run: the number of runs, their
+    seeds, mean, standard deviation (ddof=1), min and max.
+    """
+    rows = []
+    for _, p in PAPER.iterrows():
+        runs = {}
+        for d in sorted(out_dir.glob("seed-*"), key=lambda q: int(q.name.removeprefix("seed-"))):
+            if is_done(p["dataset"], d):
+                runs[int(d.name.removeprefix("seed-"))] = d
+        if not runs:
+            continue
+        if is_done(p["dataset"], out_dir) and main_seed not in runs:
+            stored = json.loads((out_dir / f"{p['dataset']}.json").read_text())
+            if stored["seed"] == main_seed:
+                runs[main_seed] = out_dir
+        values: dict[str, list[float]] = {"Pearson": [], "Kendall": []}
+        for seed in sorted(runs):
+            g = pd.read_csv(runs[seed] / f"{p['dataset']}.csv", index_col=0)
+            c = kc.correlations(g["ours"], g["kernelshap P(Y|X)"])
+            values["Pearson"].append(c["pearson"])
+            values["Kendall"].append(c["kendall"])
+        for q, v in values.items():
+            x = pd.Series(v, dtype=float)
+            rows.append({"data set": p["data set"], "quantity": q, "runs": len(x),
+                         "seeds": " ".join(map(str, sorted(runs))), "mean": x.mean(),
+                         "sd": x.std(ddof=1) if len(x) > 1 else float("nan"), "min": x.min(), "max": x.max()})
+    return pd.DataFrame(rows, columns=["data set", "quantity", "runs", "seeds", "mean", "sd", "min", "max"])
 
 
 def gather(out_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -124,36 +193,49 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--datasets", nargs="*", default=list(PAPER["dataset"]),
                     help="subset of data sets (loader names)")
     ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--seeds", type=int, nargs="+", default=None,
+                    help="spread mode: one run per seed and data set under <out-dir>/seed-<S>/, "
+                         "gathered with the stored run into nb-table3-spread.csv")
     ap.add_argument("--out-dir", type=Path, default=OUT_DIR)
-    ap.add_argument("--force", action="store_true", help="recompute data sets already done")
+    ap.add_argument("--force", action="store_true", help="recompute data sets (or data set x seed) already done")
     ap.add_argument("--gather-only", action="store_true")
-    ap.add_argument("--no-gather", action="store_true", help="do not write the two gathered CSVs")
+    ap.add_argument("--no-gather", action="store_true", help="do not write the gathered CSVs")
     ap.add_argument("--name-suffix", default="",
                     help="append this to the result file names (an extra run, e.g. -300-rows; "
                          "the gather step reads only the unsuffixed files)")
+    add_parallel_arguments(ap, what="data sets (or data set x seed)")
     args = ap.parse_args(argv)
     unknown = sorted(set(args.datasets) - set(PAPER["dataset"]))
     if unknown:
         ap.error(f"unknown data sets {unknown}; choose among {list(PAPER['dataset'])}")
+    if args.seeds is not None and args.name_suffix:
+        ap.error("--seeds writes under seed-<S>/: no --name-suffix")
     args.out_dir.mkdir(parents=True, exist_ok=True)
     if not args.gather_only:
-        todo = [d for d in PAPER["dataset"] if d in args.datasets]
-        bar = tqdm(todo, desc="Table 3", unit="data set")
-        for dataset in bar:
-            bar.set_postfix_str(dataset)
-            stem = args.out_dir / f"{dataset}{args.name_suffix}"
-            done = stem.with_suffix(".json").exists() and stem.with_suffix(".csv").exists()
-            if done and not args.force:
-                continue
-            n_k = int(PAPER.set_index("dataset").loc[dataset, "N_k"])
-            s = run_one(dataset, n_k, args.rows, args.seed, args.out_dir, args.name_suffix)
-            tqdm.write(f"{dataset}: {s['n_explain']} rows x {s['n_background']} background, d={s['d']}, "
-                       f"{s['seconds']} s; Pearson {s['pearson proba']:.4f}, Kendall {s['kendall proba']:.4f}")
+        if args.seeds is None:
+            units = [(d, args.seed, args.out_dir) for d in PAPER["dataset"] if d in args.datasets]
+        else:  # smallest data sets first, every seed of a data set before the next data set
+            units = [(d, s, seed_dir(args.out_dir, s)) for d in BY_COST if d in args.datasets for s in args.seeds]
+        todo = [u for u in units if args.force or not is_done(u[0], u[2], args.name_suffix)]
+
+        def report(unit: tuple[str, int, Path], s: dict) -> None:
+            tqdm.write(f"{unit[0]} (seed {unit[1]}): {s['n_explain']} rows x {s['n_background']} background, "
+                       f"d={s['d']}, {s['seconds']} s; Pearson {s['pearson proba']:.4f}, "
+                       f"Kendall {s['kendall proba']:.4f}")
+
+        fn = partial(run_unit, n_explain=args.rows, suffix=args.name_suffix, progress=args.n_jobs == 1)
+        run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="Table 3", unit="run",
+                  on_result=report)
     if not args.no_gather:
         table, table_lo = gather(args.out_dir)
         table.to_csv(TABLE, index=False)
         table_lo.to_csv(TABLE_LOG_ODDS, index=False)
-        print(f"wrote {TABLE.relative_to(lib.data.REPO_ROOT)} and {TABLE_LOG_ODDS.relative_to(lib.data.REPO_ROOT)}")
+        written = [TABLE, TABLE_LOG_ODDS]
+        spread = gather_spread(args.out_dir)
+        if len(spread):
+            spread.to_csv(SPREAD, index=False, float_format="%.10g")
+            written.append(SPREAD)
+        print("wrote " + ", ".join(str(w.relative_to(lib.data.REPO_ROOT)) for w in written))
     return 0
 
 

@@ -11,7 +11,9 @@ typical values are computed on the training split as given, before imputation
 (``RealDataSetting.typical_values``).
 
 Results are written per data set (resumable: a data set whose files exist is skipped
-unless ``--force``), then gathered:
+unless ``--force``), then gathered. The data sets are independent units (the protocol's
+seed is fixed, the same for every data set), run serially or in parallel through joblib
+(``--n-jobs``, ``--backend``; ``lib.parallel.run_units``):
 
     data/derived/tv-real/<data set>.csv          one line per (model, calibration, row, scale, method)
     data/derived/tv-real/<data set>-models.csv   test-split quality of each model
@@ -24,6 +26,7 @@ Run from the repository root (the data cache in $SHAPLEY_BOOK_DATA):
     nice -n 10 python scripts/tv_real_data.py                 # every data set
     python scripts/tv_real_data.py --datasets keel-haberman   # one
     python scripts/tv_real_data.py --gather-only              # rebuild the gathered CSVs
+    nice -n 10 python scripts/tv_real_data.py --n-jobs 2      # two data sets at a time
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +45,7 @@ from tqdm import tqdm
 
 from lib import data
 from lib import typical_value as tv
+from lib.parallel import add_parallel_arguments, run_units
 
 DATASETS = tv.REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
 PROTOCOL = tv.REAL_DATA_PROTOCOL  # lib.typical_value.prepare_real_data's parameters
@@ -83,21 +88,33 @@ def run_one(s: tv.RealDataSetting, kind: str, calibrated: bool) -> tuple[pd.Data
     return rec, quality
 
 
-def run_dataset(name: str, force: bool) -> None:
+def is_done(name: str) -> bool:
+    return (OUT_DIR / f"{name}.csv").exists() and (OUT_DIR / f"{name}-models.csv").exists()
+
+
+def run_dataset(name: str, force: bool, progress: bool = True) -> None:
+    """One unit: every (model, calibration) on data set ``name``, written to tv-real/<name>*.csv."""
     out, out_models = OUT_DIR / f"{name}.csv", OUT_DIR / f"{name}-models.csv"
-    if out.exists() and out_models.exists() and not force:
+    if is_done(name) and not force:
         tqdm.write(f"{name}: present, skipped (--force to redo)", file=sys.stderr)
         return
     s = setting(name)
     recs, quals = [], []
     grid = [(k, c) for k in tv.MODEL_KINDS for c in (False, True)]
-    for kind, calibrated in tqdm(grid, desc=name, file=sys.stderr, leave=False):
+    for kind, calibrated in tqdm(grid, desc=name, file=sys.stderr, leave=False, disable=not progress):
         rec, q = run_one(s, kind, calibrated)
         recs.append(rec)
         quals.append(q)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     pd.concat(recs, ignore_index=True).to_csv(out, index=False, float_format="%.10g")
     pd.DataFrame(quals).to_csv(out_models, index=False, float_format="%.10g")
+
+
+def run_unit(name: str, force: bool, progress: bool) -> str:
+    # one OpenMP thread, set in the worker that runs the unit (see main)
+    with threadpool_limits(limits=1):
+        run_dataset(name, force, progress)
+    return name
 
 
 def dataset_info(name: str) -> dict:
@@ -127,13 +144,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--force", action="store_true", help="recompute data sets already written")
     ap.add_argument("--gather-only", action="store_true")
+    add_parallel_arguments(ap, what="data sets")
     args = ap.parse_args(argv)
     # one OpenMP thread: on a shared 2-core machine, gradient boosting's thread pool is
     # many times slower than one thread (and results do not depend on it)
+    if not args.gather_only:
+        todo = [n for n in args.datasets if args.force or not is_done(n)]
+        run_units(todo, partial(run_unit, force=args.force, progress=args.n_jobs == 1),
+                  n_jobs=args.n_jobs, backend=args.backend, desc="data sets", unit="data set")
     with threadpool_limits(limits=1):
-        if not args.gather_only:
-            for name in tqdm(args.datasets, desc="data sets", file=sys.stderr):
-                run_dataset(name, args.force)
         gather(list(DATASETS))
 
 
