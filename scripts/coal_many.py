@@ -31,10 +31,14 @@ Resumable: one CSV per (data set, classifier) under ``data/derived/coal-many/``,
 skipped when present unless ``--force``; all present files are then gathered into
 ``data/derived/coal-many.csv``.  Times are CPU seconds of this process with
 single-threaded BLAS and OpenMP (a shared machine's wall time would measure the
-neighbours); they are the only machine-dependent columns.
+neighbours); they are the only machine-dependent columns.  The pairs are independent units,
+each seeded from its own identity, run serially or in parallel through joblib
+(``--n-jobs``, ``--backend``; ``lib.parallel.run_units``, with a tqdm bar over the pairs; not the ``threading`` backend,
+whose process time would count the other threads).
 
     nice -n 10 python scripts/coal_many.py                        # the full grid
     python scripts/coal_many.py --datasets ionosphere --classifiers logistic
+    python scripts/coal_many.py --n-jobs 2                        # two pairs at a time (loky)
     python scripts/coal_many.py --gather-only                     # rebuild coal-many.csv
 """
 
@@ -47,6 +51,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import time  # noqa: E402
+from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -56,12 +61,12 @@ from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: E402
 from sklearn.linear_model import LogisticRegression  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import OneHotEncoder, StandardScaler  # noqa: E402
-from tqdm import tqdm  # noqa: E402
 
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib import shapley as sh  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
+from lib.parallel import add_parallel_arguments, run_units  # noqa: E402
 
 #: The data sets of the issue: the book's cached sets with many attributes.
 DATASETS = ("ionosphere", "cervical", "spambase", "german-numeric", "adult")
@@ -196,6 +201,16 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
     return pd.DataFrame(rows)
 
 
+def run_and_write(unit: tuple[str, str], **kwargs) -> None:
+    """One unit (data set, classifier): run_pair, written to its CSV (in the worker)."""
+    name, kind = unit
+    table = run_pair(name, kind, **kwargs)
+    out = OUT_DIR / f"{name}__{kind}.csv"
+    tmp = out.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, float_format="%.6g")
+    tmp.replace(out)
+
+
 def gather(out_dir: Path = OUT_DIR, out_csv: Path = OUT_CSV) -> pd.DataFrame:
     files = sorted(out_dir.glob("*.csv"))
     if not files:
@@ -215,19 +230,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true", help="recompute pairs already stored")
     p.add_argument("--gather-only", action="store_true")
+    add_parallel_arguments(p, what="(data set, classifier) pairs")
     args = p.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     if not args.gather_only:
-        pairs = [(name, kind) for name in args.datasets for kind in args.classifiers]
-        for name, kind in tqdm(pairs, desc="data set x classifier"):
-            out = OUT_DIR / f"{name}__{kind}.csv"
-            if out.exists() and not args.force:
-                continue
-            table = run_pair(name, kind, n_explain=args.explain, n_background=args.background,
-                             fidelity_rows=args.fidelity_rows, seed=args.seed)
-            tmp = out.with_suffix(".tmp")
-            table.to_csv(tmp, index=False, float_format="%.6g")
-            tmp.replace(out)
+        pairs = [(name, kind) for name in args.datasets for kind in args.classifiers
+                 if args.force or not (OUT_DIR / f"{name}__{kind}.csv").exists()]
+        run_units(pairs, partial(run_and_write, n_explain=args.explain, n_background=args.background,
+                                 fidelity_rows=args.fidelity_rows, seed=args.seed),
+                  n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier", unit="pair")
     table = gather()
     print(f"gathered {len(table)} rows from {table.groupby(['data set', 'classifier']).ngroups} "
           f"(data set, classifier) pairs into {OUT_CSV.relative_to(REPO_ROOT).as_posix()}")
