@@ -42,7 +42,7 @@ from tqdm import tqdm
 
 import lib
 from lib import bayesnet as bn
-from lib import sdp
+from lib import sdp, side_env
 
 #: The side environment's pins: the ones the brief fixes, and lightgbm/xgboost at the versions
 #: that resolved with them on Python 3.9 (acv-exp depends on both).
@@ -56,7 +56,7 @@ SWING_ROWS = [0, 1, 2]
 N_DRAWN = 4
 #: Index of the authors' demo observation in their test split (``X_test.values[160]``).
 AUTHORS_ROW = 160
-SIDE = lib.data.REPO_ROOT / ".side-envs" / "acv"
+SIDE = side_env.SIDE_ENVS / "acv"
 DERIVED = lib.data.REPO_ROOT / "data" / "derived"
 WORKER = lib.data.REPO_ROOT / "scripts" / "_acv_worker.py"
 
@@ -88,25 +88,11 @@ def find_python39() -> str | None:
 
 def side_python(rebuild: bool) -> Path:
     """The side environment's interpreter, created with :data:`PINS` if missing or out of date."""
-    python = SIDE / "bin" / "python"
-    stamp = SIDE / "pins.txt"
-    if not rebuild and python.exists() and stamp.exists() and stamp.read_text().split() == PINS:
-        return python
-    base = find_python39()
-    if base is None:
-        sys.exit("acv_lucas.py: no Python 3.9 found (tried python3.9 on PATH and pyenv's versions/3.9*). "
-                 "ACV (acv-exp 1.2.3) needs Python 3.9; install one, e.g. `pyenv install 3.9`.")
-    if SIDE.exists():
-        shutil.rmtree(SIDE)
-    print(f"creating the side environment {SIDE.relative_to(lib.data.REPO_ROOT)} from {base}")
-    subprocess.run([base, "-m", "venv", str(SIDE)], check=True)
-    log = SIDE / "pip.log"
-    with open(log, "w") as handle:
-        done = subprocess.run([str(python), "-m", "pip", "install", *PINS], stdout=handle, stderr=subprocess.STDOUT)
-    if done.returncode != 0:
-        sys.exit(f"acv_lucas.py: installing {PINS} failed; see {log}")
-    stamp.write_text("\n".join(PINS) + "\n")
-    return python
+    try:
+        return side_env.side_python("acv", find_python39(), PINS, rebuild=rebuild)
+    except side_env.SideEnvError as error:
+        sys.exit(f"acv_lucas.py: {error}. ACV (acv-exp 1.2.3) needs Python 3.9 (tried python3.9 on PATH "
+                 "and pyenv's versions/3.9*); install one, e.g. `pyenv install 3.9`.")
 
 
 def explained_rows(net: bn.BinaryBayesNet, features: list[str]) -> pd.DataFrame:
