@@ -599,13 +599,13 @@ def test_sparse_coalitional_influence_equals_the_dense_one(overlap):
 
 def test_sparse_coalitional_influence_on_many_attributes_reads_only_what_eq4_needs():
     rng = np.random.default_rng(32)
-    d, n, m = 40, 3, 6
+    d, n, m = 57, 3, 6                                              # Spambase's width: 2**57 coalitions in all
     X, B = rng.normal(size=(n, d)), rng.normal(size=(m, d))
-    groups = [list(range(k, k + 5)) for k in range(0, d, 5)]        # 8 groups of 5
+    groups = [list(range(k, min(k + 5, d))) for k in range(0, d, 5)]  # 11 groups of 5 and one of 2
     model = sh.CountingModel(_smooth)
     phi = co.coalitional_influence_interventional(model, X, B, groups)
     assert phi.shape == (n, d)
-    assert model.rows == n * m * (1 + len(groups) * (2**5 - 1))    # coalitional paper, §3.2
+    assert model.rows == n * m * (1 + 11 * (2**5 - 1) + (2**2 - 1))  # coalitional paper, §3.2
     # efficiency inside each group: its influences add up to v(g) - v(∅)
     for g in groups:
         both = sh.coalition_values(_smooth, X, B, [0, sum(1 << a for a in g)])
