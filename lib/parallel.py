@@ -25,12 +25,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
+import pandas as pd
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
-__all__ = ["BACKENDS", "add_parallel_arguments", "run_units"]
+__all__ = ["BACKENDS", "add_parallel_arguments", "gather_unit_csvs", "run_units", "write_unit_csv"]
 
 U = TypeVar("U")
 R = TypeVar("R")
@@ -102,3 +104,21 @@ def run_units(
                     on_result(units[i], r)
                 bar.update()
     return results
+
+
+def write_unit_csv(table: pd.DataFrame, out: Path, *, float_format: str = "%.6g") -> None:
+    """Write one unit's result atomically (a ``.tmp`` file renamed into place), so an interrupted
+    run never leaves a half-written file that a resumed run would take as done."""
+    tmp = out.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, float_format=float_format)
+    tmp.replace(out)
+
+
+def gather_unit_csvs(out_dir: Path, out_csv: Path, *, float_format: str = "%.6g") -> pd.DataFrame:
+    """Concatenate every unit's CSV under ``out_dir`` (in file-name order) into ``out_csv``."""
+    files = sorted(out_dir.glob("*.csv"))
+    if not files:
+        raise SystemExit(f"no results under {out_dir}")
+    table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
+    table.to_csv(out_csv, index=False, float_format=float_format)
+    return table

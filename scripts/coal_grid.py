@@ -56,7 +56,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
-from lib.parallel import add_parallel_arguments, run_units  # noqa: E402
+from lib.parallel import add_parallel_arguments, gather_unit_csvs, run_units, write_unit_csv  # noqa: E402
 
 #: The paper's six classifiers (§5.1), as scikit-learn stand-ins for its Weka/OpenML flows.
 CLASSIFIERS = {
@@ -139,19 +139,12 @@ def run_and_write(unit: tuple[str, str], *, deadline: float | None, out_dir: Pat
         return False
     table = run_pair(name, clf, **kwargs)
     out = pair_file(name, clf, out_dir)
-    tmp = out.with_suffix(".tmp")
-    table.to_csv(tmp, index=False, float_format="%.6g")
-    tmp.replace(out)
+    write_unit_csv(table, out)
     return True
 
 
 def gather(out_dir: Path = OUT_DIR, out_csv: Path = OUT_CSV) -> pd.DataFrame:
-    files = sorted(out_dir.glob("*.csv"))
-    if not files:
-        raise SystemExit(f"no results under {out_dir}")
-    table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
-    table.to_csv(out_csv, index=False, float_format="%.6g")
-    return table
+    return gather_unit_csvs(out_dir, out_csv)
 
 
 def main(argv: list[str] | None = None) -> None:

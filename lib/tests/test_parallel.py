@@ -72,3 +72,20 @@ def test_table3_units_are_the_same_in_parallel_and_in_series(tmp_path: Path) -> 
     pearson = [r["pearson proba"] for r in out_serial]
     assert spread.loc["Pearson", "min"] == pytest.approx(min(pearson), abs=1e-12)
     assert spread.loc["Pearson", "max"] == pytest.approx(max(pearson), abs=1e-12)
+
+
+def test_unit_csvs_are_written_whole_and_gathered_in_file_order(tmp_path):
+    import pandas as pd
+
+    from lib.parallel import gather_unit_csvs, write_unit_csv
+
+    write_unit_csv(pd.DataFrame({"unit": ["b"], "x": [1 / 3]}), tmp_path / "b.csv")
+    write_unit_csv(pd.DataFrame({"unit": ["a"], "x": [2.0]}), tmp_path / "a.csv")
+    assert not list(tmp_path.glob("*.tmp"))
+    out = tmp_path / "all" / "gathered.csv"
+    out.parent.mkdir()
+    table = gather_unit_csvs(tmp_path, out)
+    assert table["unit"].tolist() == ["a", "b"]
+    assert out.read_text().splitlines() == ["unit,x", "a,2", "b,0.333333"]
+    with pytest.raises(SystemExit, match="no results"):
+        gather_unit_csvs(out.parent / "none", out)
