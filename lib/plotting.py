@@ -13,11 +13,16 @@ from pathlib import Path
 
 import matplotlib as mpl
 import numpy as np
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.transforms import Bbox
+from types import MethodType
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "save_figure", "shapley_bars", "snapped_tight_bbox"]
+from matplotlib.axes import Axes
+from matplotlib.backend_bases import RendererBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
+from matplotlib.figure import Figure
+from matplotlib.path import Path as MplPath
+from matplotlib.transforms import Bbox, IdentityTransform
+
+__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "save_figure", "shapley_bars", "snap_extents", "snapped_tight_bbox"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -49,20 +54,109 @@ def denoise(values: np.ndarray, decimals: int = 12) -> np.ndarray:
 SNAP_INCHES = 0.02
 
 
+#: Edges within this fraction of a grid step of a grid line count as on it: layouts put edges on
+#: round numbers of inches (an axis spine at 0.9 x 7.6 in, plus the 0.1 in pad, is exactly 347
+#: steps), where last-bit noise would otherwise decide between two canvas sizes.
+SNAP_TOLERANCE = 1e-6
+
+
+def snap_extents(x0: float, y0: float, x1: float, y1: float, grid: float = SNAP_INCHES) -> tuple[float, float, float, float]:
+    """The box ``(x0, y0, x1, y1)`` (inches) widened outwards to the grid of ``grid`` inches.
+
+    The quotients by ``grid`` are rounded to 6 places before ``floor``/``ceil``: an edge that is
+    a grid line in exact arithmetic (the usual case: figure sizes and subplot margins are round
+    numbers) stays on it whatever its last bits, instead of jumping a step on one CPU and not on
+    another.  Noise can move a result only if an edge lies within 1e-13 of ``k + 1e-6/2``
+    steps, which no layout aims at.
+    """
+    if grid <= 0:
+        raise ValueError(f"need grid > 0, got {grid}")
+    q = np.round(np.array([x0, y0, x1, y1], dtype=float) / grid, 6)
+    snap = np.array([np.floor(q[0]), np.floor(q[1]), np.ceil(q[2]), np.ceil(q[3])])
+    a, b, c, d = (snap * grid).tolist()
+    return round(a, 6), round(b, 6), round(c, 6), round(d, 6)
+
+
 def snapped_tight_bbox(fig: Figure, pad_inches: float = 0.1, grid: float = SNAP_INCHES) -> Bbox:
     """Matplotlib's tight bounding box of ``fig``, padded and widened to a grid of ``grid`` inches.
 
     The edges become round numbers of inches that last-bit noise in the drawing cannot move
-    (a noisy edge would have to lie within ~1e-13 inch of a grid line), so the canvas size
-    and the offset of every drawn coordinate are the same on every machine.
+    (:func:`snap_extents`), so the canvas size and the offset of every drawn coordinate are
+    the same on every machine.
     """
     if grid <= 0 or pad_inches < 0:
         raise ValueError(f"need grid > 0 and pad_inches >= 0, got {grid}, {pad_inches}")
     tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad_inches)
     (x0, y0), (x1, y1) = tight.get_points()
-    snap = np.array([np.floor(x0 / grid), np.floor(y0 / grid), np.ceil(x1 / grid), np.ceil(y1 / grid)])
-    a, b, c, d = (np.round(snap) * grid).tolist()
-    return Bbox.from_extents(round(a, 6), round(b, 6), round(c, 6), round(d, 6))
+    return Bbox.from_extents(*snap_extents(x0, y0, x1, y1, grid))
+
+
+#: Display coordinates (pixels) are rounded to this many places before Agg rasterises them.
+PIXEL_DECIMALS = 4
+
+
+def _round_pixels(values: np.ndarray) -> np.ndarray:
+    return np.round(values, PIXEL_DECIMALS) + 0.0
+
+
+class _StableRendererAgg(RendererAgg):
+    """Agg, fed display coordinates rounded to :data:`PIXEL_DECIMALS` places.
+
+    Agg places every vertex on a grid of 1/256 pixel, rounding half up: a vertex that lies on
+    half a subpixel in exact arithmetic (common: arrow tips at the origin, spines at round
+    positions) lands on either side of it by the last bit of the coordinate transforms, and
+    that bit differs between CPUs (numpy's SIMD kernels, BLAS kernels, libm).  Antialiased
+    coverage then changes a few pixels.  Rounding the transformed vertices to 1e-4 pixel first
+    removes the noise (no multiple of 1e-4 is an odd multiple of 1/512); the PNG differs from
+    matplotlib's own by at most that shift, far below anything visible.
+
+    Markers and collections are drawn path by path (matplotlib's generic implementations),
+    so that every vertex passes through :meth:`draw_path`.
+    """
+
+    def __init__(self, width: float, height: float, dpi: float) -> None:
+        super().__init__(width, height, dpi)
+        self._update_methods()
+
+    def _update_methods(self) -> None:
+        super()._update_methods()
+        # the generic implementations call self.draw_path once per path or marker
+        self.draw_markers = MethodType(RendererBase.draw_markers, self)
+        self.draw_path_collection = MethodType(RendererBase.draw_path_collection, self)
+        self.draw_quad_mesh = MethodType(RendererBase.draw_quad_mesh, self)
+        agg_image = self._renderer.draw_image
+        self.draw_image = lambda gc, x, y, im, *args: agg_image(gc, round(float(x), PIXEL_DECIMALS),
+                                                                round(float(y), PIXEL_DECIMALS), im, *args)
+
+    def draw_path(self, gc, path, transform, rgbFace=None):  # type: ignore[no-untyped-def]
+        moved = transform.transform_path(path)
+        stable = MplPath(_round_pixels(moved.vertices), moved.codes, _interpolation_steps=1)
+        stable.should_simplify = path.should_simplify
+        stable.simplify_threshold = path.simplify_threshold
+        super().draw_path(gc, stable, IdentityTransform(), rgbFace)
+
+    def draw_text(self, gc, x, y, s, prop, angle, ismath=False, mtext=None):  # type: ignore[no-untyped-def]
+        x, y = (float(v) for v in _round_pixels(np.array([x, y], dtype=float)))
+        return super().draw_text(gc, x, y, s, prop, angle, ismath=ismath, mtext=mtext)
+
+
+class _StableCanvasAgg(FigureCanvasAgg):
+    def get_renderer(self) -> RendererAgg:  # type: ignore[override]
+        w, h = self.figure.bbox.size
+        key = (w, h, self.figure.dpi)
+        if getattr(self, "_stable_key", None) != key:
+            self.renderer = _StableRendererAgg(w, h, self.figure.dpi)
+            self._stable_key = key
+        return self.renderer
+
+
+def _save_png(fig: Figure, path: Path, *, dpi: float, bbox: Bbox, metadata: dict[str, None]) -> None:
+    """``fig`` as a PNG rasterised by :class:`_StableRendererAgg`; the figure keeps its canvas."""
+    original = fig.canvas
+    try:
+        _StableCanvasAgg(fig).print_figure(path, format="png", dpi=dpi, bbox_inches=bbox, metadata=metadata)
+    finally:
+        fig.set_canvas(original)
 
 
 def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
@@ -85,7 +179,10 @@ def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg"))
         if fmt == "png":
             meta = {"Software": None}
         with mpl.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
-            fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
+            if fmt == "png":
+                _save_png(fig, path, dpi=150, bbox=bbox, metadata=meta)
+            else:
+                fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())
     return written
 

@@ -73,3 +73,62 @@ def test_denoise_rounds_away_ulps_and_rejects_nan():
     assert plotting.denoise(np.array([0.1 + 0.2]))[0] == 0.3
     with pytest.raises(ValueError, match="NaN"):
         plotting.denoise(np.array([np.nan]))
+
+
+@pytest.mark.parametrize("k", [1, 7, 347, 12345])
+def test_snap_extents_keeps_an_edge_on_a_grid_line_whatever_its_last_bits(k):
+    # layouts put edges on round numbers of inches (0.9 x 7.6 + 0.1 = 347 steps of 0.02);
+    # a few ulps either side must give the same canvas on every CPU
+    grid = plotting.SNAP_INCHES
+    edge = k * grid
+    boxes = {plotting.snap_extents(e, e, e, e, grid) for e in
+             (edge, np.nextafter(edge, np.inf), np.nextafter(edge, -np.inf), edge * (1 + 4e-16), edge * (1 - 4e-16))}
+    assert boxes == {(round(edge, 6),) * 4}
+    # off the grid, the box still widens outwards by less than a step
+    x0, y0, x1, y1 = plotting.snap_extents(edge + 0.3 * grid, edge + 0.3 * grid, edge + 0.3 * grid, edge + 0.3 * grid, grid)
+    assert x0 == y0 == round(edge, 6) and x1 == y1 == round(edge + grid, 6)
+    with pytest.raises(ValueError, match="grid > 0"):
+        plotting.snap_extents(0, 0, 1, 1, grid=0)
+
+
+def test_png_does_not_depend_on_the_last_bit_of_a_vertex(tmp_path):
+    # Agg rounds vertices to 1/256 pixel, half up: a vertex on half a subpixel in exact
+    # arithmetic lands on either side by its last bit, which differs between CPUs.  Plain
+    # matplotlib then changes pixels; the book's PNG writer must not.
+    import io
+
+    from matplotlib.patches import Polygon
+    from matplotlib.transforms import Bbox, IdentityTransform
+
+    def png_bytes(x, ours):
+        fig = plt.figure(figsize=(3, 2), dpi=100)
+        fig.add_artist(Polygon([[20.0, 20.0], [x, 150.0], [250.0, 60.0]], transform=IdentityTransform()))
+        fig.add_artist(plt.Line2D([x, 200.0], [30.0, 180.0], transform=IdentityTransform()))
+        if ours:
+            path = tmp_path / "fig.png"
+            plotting._save_png(fig, path, dpi=100, bbox=Bbox([[0, 0], [3, 2]]), metadata={"Software": None})
+            out = path.read_bytes()
+        else:
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
+            out = buf.getvalue()
+        plt.close(fig)
+        return out
+
+    x = 100 + 0.5 / 256
+    noisy = np.nextafter(x, -np.inf)
+    assert png_bytes(x, ours=False) != png_bytes(noisy, ours=False)   # the hazard is real
+    assert png_bytes(x, ours=True) == png_bytes(noisy, ours=True)
+
+
+def test_saving_a_png_leaves_the_figure_its_canvas(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.scatter([0.1, 0.5], [0.2, 0.4])
+    ax.imshow(np.arange(6.0).reshape(2, 3), extent=(0, 1, 0, 1))
+    canvas = fig.canvas
+    plotting.save_figure(fig, "canvas-kept")
+    assert fig.canvas is canvas
+    image = plt.imread(tmp_path / "canvas-kept.png")
+    assert image.shape[2] == 4 and image[..., :3].std() > 0   # something was drawn
+    plt.close(fig)
