@@ -47,12 +47,16 @@ __all__ = [
     "REGISTRY",
     "REGISTRY_DIR",
     "STATUSES",
+    "BOOK_INFERENCE",
+    "NOT_A_CLAIM",
+    "NOT_SCORED",
     "Evidence",
     "Explanation",
     "TableSpec",
     "Tolerance",
     "check_evidence",
     "classify",
+    "is_paper_claim",
     "last_digit_tolerance",
     "load_papers",
     "load_registry",
@@ -69,7 +73,15 @@ REGISTRY = Path("data") / "derived" / "reproduction.yaml"
 REGISTRY_DIR = Path("data") / "derived" / "reproduction"
 STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
 #: Paper cells of a claims table meaning the paper states no claim there (the row is skipped).
+#: A cell equal to one of these, or beginning with one of them followed by a space, a colon or a
+#: parenthesis ("not claimed: ..."), is not a claim of the paper.
 NOT_A_CLAIM = ("", "not claimed", "assumption")
+#: Paper cells beginning with this word are the book's own inference from the paper ("implied
+#: (§3): ..."), never a sentence of the paper: such a row is shown in its chapter but never scored
+#: as the paper's claim (issue 20, §3).
+BOOK_INFERENCE = "implied"
+#: What a notebook shows for a row of its claims table that the report does not score.
+NOT_SCORED = "not scored (not a claim of the paper)"
 SETUPS = ("identified", "guessed")
 REPORT_COLUMNS = [
     "paper",
@@ -92,6 +104,22 @@ def _repo_root() -> Path:
 
 def _matches(item: str, pattern: str) -> bool:
     return item == pattern or fnmatch.fnmatchcase(item, pattern)
+
+
+def is_paper_claim(paper_cell: str) -> bool:
+    """Whether the paper cell of a claims-table row states a claim of the paper.
+
+    False for an empty cell, for :data:`NOT_A_CLAIM` ("not claimed", "assumption", alone or
+    followed by a reason) and for a book inference (:data:`BOOK_INFERENCE`, "implied ..."): the
+    report scores the paper's own sentences only.
+    """
+    text = str(paper_cell).strip().lower()
+    if text == "":
+        return False
+    for word in NOT_A_CLAIM[1:] + (BOOK_INFERENCE,):
+        if text == word or (text.startswith(word) and text[len(word)] in " :;,(—-"):
+            return False
+    return True
 
 
 def _truthy(value: Any) -> bool:
@@ -457,7 +485,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
                 records.append(record)
             continue
         if spec.kind == "claims":
-            if row[spec.paper_column].strip().lower() in NOT_A_CLAIM:
+            if not is_paper_claim(row[spec.paper_column]):
                 continue
             holds = _truthy(row[spec.holds_column])
             status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
@@ -504,7 +532,7 @@ def _legacy_row(spec: TableSpec, row: pd.Series, item: str) -> dict[str, Any] | 
     cause = next((str(c) for p, c in spec.legacy["explained"].items() if _matches(item, p)), "")
     note = "legacy entry (tolerance typed, cause untested)" + (f"; {cause}" if cause else "")
     if spec.kind == "claims":
-        if row[spec.paper_column].strip().lower() in NOT_A_CLAIM:
+        if not is_paper_claim(row[spec.paper_column]):
             return None
         holds = _truthy(row[spec.holds_column])
         status = "reproduced" if holds else ("explained deviation" if cause else "not reproduced")

@@ -60,6 +60,17 @@ def test_classify_rules() -> None:
 
 
 @pytest.mark.parametrize(
+    ("cell", "expected"),
+    [("yes", True), ("ordinary SVs are sensitive (abstract)", True), ("implied", False),
+     ("implied (§3): the swing game filters", False), ("Implied: by eq. 4", False), ("not claimed", False),
+     ("not claimed: another game", False), ("assumption", False), ("", False), ("  ", False),
+     ("implies a bound (§2)", True), ("not claimedly", True), ("assumptions hold (§1)", True)],
+)
+def test_is_paper_claim(cell: str, expected: bool) -> None:
+    assert report.is_paper_claim(cell) is expected
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [("0.5550", 1e-4), ("14", 0.0), ("-0.837", 1e-3), ("12.5", 0.1), ("1.5e-3", 1e-4), ("3e2", 0.0)],
 )
@@ -83,7 +94,11 @@ def test_report_by_construction(tmp_path: Path) -> None:
     causes = "name,quantity,recovered\nc,cos,0.52\nd,cos,0.75\n"
     exact = "quantity,paper,ours\ncount,14,14\nshare,0.5550,0.55507\nrate,0.25,0.27\n"
     guessed = "name,paper,ours\nx,0.30,0.31\ny,0.30,0.60\n"
-    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nw,not claimed,yes,True\nv,assumption,-,False\n"
+    claims = ("claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\nw,not claimed,yes,True\nv,assumption,-,False\n"
+              # the book's inference and a claim tested on a game the paper did not state: never scored,
+              # whether they hold or not (a false one would otherwise count as "contradicted")
+              "u,implied (§3): the book reads this into the paper,-,False\n"
+              "t,\"not claimed: the paper's game is another one\",-,False\n")
     tables = [
         dict(csv="t1.csv", paper="p1", table="T1", shown_in="notebooks/ch/one", key=["name", "quantity"],
              tolerance=dict(csv="t1-spread.csv", column="tolerance", key=["quantity"], cell="one-spread"),
