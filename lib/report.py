@@ -15,8 +15,9 @@ The five classes (:data:`STATUSES`, rules stated in ``CONTRIBUTING.md`` §1):
     paper's printed precision (deterministic numbers) or read from a CSV written by the cell
     that measured the spread; for a claim: it holds on our numbers;
 ``consistent``
-    as "reproduced", but the paper's set-up or instance is not identified (``setup: guessed``):
-    the numbers agree, nothing is reproduced;
+    as "reproduced", but the paper's set-up or instance is not identified (``setup: guessed``),
+    or the model is not the paper's (``setup: model-differs``): the numbers agree, nothing is
+    reproduced;
 ``explained deviation``
     outside the tolerance, and a cell demonstrates the cause: changing that one thing recovers
     the paper's number within the tolerance (``recovered``), or the paper's own numbers prove an
@@ -82,7 +83,11 @@ NOT_A_CLAIM = ("", "not claimed", "assumption")
 BOOK_INFERENCE = "implied"
 #: What a notebook shows for a row of its claims table that the report does not score.
 NOT_SCORED = "not scored (not a claim of the paper)"
-SETUPS = ("identified", "guessed")
+#: ``identified``: the paper's protocol and model; ``guessed``: the paper's instance or set-up is
+#: not identified and ours was chosen; ``model-differs``: the protocol is the paper's but the
+#: model is not (another version of the paper's tool that cannot be run here). Under the last
+#: two, agreement is "consistent" at most and a failed claim is "not reproduced".
+SETUPS = ("identified", "guessed", "model-differs")
 REPORT_COLUMNS = [
     "paper",
     "table",
@@ -296,8 +301,8 @@ class TableSpec:
             raise ValueError(f"{self.csv}: 'key' must name at least one column")
         if self.setup not in SETUPS:
             raise ValueError(f"{self.csv}: setup must be one of {SETUPS}, got {self.setup!r}")
-        if self.setup == "guessed" and not self.setup_note.strip():
-            raise ValueError(f"{self.csv}: a guessed set-up needs a 'setup_note' saying what was chosen and why")
+        if self.setup != "identified" and not self.setup_note.strip():
+            raise ValueError(f"{self.csv}: a {self.setup} set-up needs a 'setup_note' saying what differs and why")
         if self.kind == "numeric" and self.tolerance is None:
             raise ValueError(f"{self.csv}: a numeric table needs a tolerance")
         if self.kind == "claims" and (self.tolerance is not None or self.explained) and self.legacy is None:
@@ -478,7 +483,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         if spec.excluded(item):
             continue
         values = {c: str(row[c]) for c in frame.columns}
-        note = spec.setup_note if spec.setup == "guessed" else ""
+        note = spec.setup_note if spec.setup != "identified" else ""
         if spec.legacy is not None:
             record = _legacy_row(spec, row, item)
             if record is not None:
@@ -489,7 +494,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
                 continue
             holds = _truthy(row[spec.holds_column])
             status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
-                      else ("consistent" if holds else "not reproduced"))  # a guessed set-up cannot contradict
+                      else ("consistent" if holds else "not reproduced"))  # nor can a guessed set-up or another model
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
                                 difference="", tolerance="", status=status, note=note, evidence=""))
             continue

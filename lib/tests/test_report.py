@@ -44,6 +44,10 @@ def test_classify_rules() -> None:
     assert report.classify(1.0, 1.06, 0.05) == "not reproduced"
     assert report.classify(1.0, 1.04, 0.05, setup="guessed") == "consistent"
     assert report.classify(1.0, 1.5, 0.05, setup="guessed") == "not reproduced"
+    # the paper's protocol on another model (another version of the paper's tool): never reproduced
+    assert report.classify(1.0, 1.0, 0.05, setup="model-differs") == "consistent"
+    assert report.classify(1.0, 1.5, 0.05, setup="model-differs") == "not reproduced"
+    assert report.classify(1.0, 1.5, 0.05, setup="model-differs", recovered=1.01) == "explained deviation"
     # a cause is demonstrated only when changing it recovers the paper's number
     assert report.classify(1.0, 0.5, 0.05, recovered=0.98) == "explained deviation"
     assert report.classify(1.0, 0.5, 0.05, recovered=0.7) == "not reproduced"
@@ -283,3 +287,25 @@ def test_every_chapter_is_migrated() -> None:
     legacy = yaml.safe_load((REPO_ROOT / "data" / "derived" / "reproduction.yaml").read_text(encoding="utf-8"))
     assert set(legacy) == {"papers"}
     assert NOT_YET_MIGRATED == set()
+
+
+def test_model_differs_setup(tmp_path: Path) -> None:
+    # a number that matches and a claim that fails, on a model that is not the paper's
+    tables = [
+        dict(csv="n.csv", paper="p1", table="N", shown_in="notebooks/ch/one", key=["name"], setup="model-differs",
+             setup_note="another version of the paper's tool", tolerance={"rule": "last-digit"}),
+        dict(csv="c.csv", paper="p1", table="C", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
+             setup="model-differs", setup_note="another version of the paper's tool"),
+    ]
+    _write(tmp_path, tables, {"n.csv": "name,paper,ours\na,0.975,0.975\nb,0.975,0.98\n",
+                              "c.csv": "claim,paper,ours,holds\nx,yes,yes,True\ny,yes,no,False\n"})
+    rep = report.reproduction_report(root=tmp_path)
+    assert dict(zip(rep["item"] + "@" + rep["table"], rep["status"])) == {
+        "a@N": "consistent", "b@N": "not reproduced", "x@C": "consistent", "y@C": "not reproduced"}
+    assert (rep["note"] == "another version of the paper's tool").all()
+    # the set-up must say what differs
+    tables[0]["setup_note"] = ""
+    (tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml").write_text(
+        yaml.safe_dump({"tables": tables}, allow_unicode=True))
+    with pytest.raises(ValueError, match="model-differs set-up needs a 'setup_note'"):
+        report.load_registry(root=tmp_path)
