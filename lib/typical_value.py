@@ -56,6 +56,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
 from .naive_bayes import NaiveBayesTables
 from .shapley import ShapleyResult, mix_rows
@@ -79,7 +80,6 @@ __all__ = [
     "integral_contributions",
     "nb_leave_one_out",
     "nb_log_c",
-    "nb_log_joint",
     "nb_typical_log_odds",
     "sample_naive_bayes",
     "simulate",
@@ -526,21 +526,6 @@ def _lik_terms(tables: NaiveBayesTables, parts: np.ndarray) -> np.ndarray:
     return np.stack([np.log(lik[parts[:, k]]) for k, lik in enumerate(tables.likelihood)], axis=1)
 
 
-def nb_log_joint(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """``log P(y, x) = log P(y) + Σ_k log P(x_k | y)`` for every class, ``(n, K)``.
-
-    The naive Bayes factorisation (typical-value draft, first display; Lemaire et al., eq. 1
-    with unit weights). ``P(x)`` is the log-sum-exp over classes.
-    """
-    parts = _nb_checked(tables, parts)
-    return np.log(tables.prior) + _lik_terms(tables, parts).sum(axis=1)
-
-
-def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
-    m = a.max(axis=axis, keepdims=True)
-    return np.squeeze(m, axis) + np.log(np.exp(a - m).sum(axis=axis))
-
-
 def nb_leave_one_out(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -564,8 +549,8 @@ def nb_leave_one_out(
         raise ValueError(f"positive class {positive!r} is not one of the classes {list(tables.classes)}")
     lik = _lik_terms(tables, parts)  # (n, d, K)
     joint = np.log(tables.prior) + lik.sum(axis=1)  # (n, K)
-    log_px = _logsumexp(joint, axis=1)  # (n,)
-    log_px_minus = _logsumexp(joint[:, None, :] - lik, axis=2)  # (n, d)
+    log_px = logsumexp(joint, axis=1)  # (n,)
+    log_px_minus = logsumexp(joint[:, None, :] - lik, axis=2)  # (n, d)
     return lik[:, :, c] + log_px_minus - log_px[:, None], joint[:, c] - log_px
 
 
@@ -576,8 +561,8 @@ def nb_log_c(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray
     parts = _nb_checked(tables, parts)
     lik = _lik_terms(tables, parts)
     joint = np.log(tables.prior) + lik.sum(axis=1)
-    log_px = _logsumexp(joint, axis=1)
-    log_px_minus = _logsumexp(joint[:, None, :] - lik, axis=2)
+    log_px = logsumexp(joint, axis=1)
+    log_px_minus = logsumexp(joint[:, None, :] - lik, axis=2)
     return (lik.shape[1] - 1) * log_px - log_px_minus.sum(axis=1)
 
 
