@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from lib.shapley import bitmask_rows
+
 __all__ = [
     "LUCAS_FEATURES",
     "LUCAS_TARGET",
@@ -66,8 +68,7 @@ def states(d: int) -> np.ndarray:
     """All ``2**d`` binary states as rows, ``(2**d, d)`` uint8; row ``s`` has bit ``i`` of ``s`` in column ``i``."""
     if not 0 <= d <= MAX_VARIABLES:
         raise ValueError(f"d must be between 0 and {MAX_VARIABLES}, got {d}")
-    s = np.arange(2**d, dtype=np.int64)
-    return ((s[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(np.uint8)
+    return bitmask_rows(np.arange(2**d, dtype=np.int64), d).astype(np.uint8)
 
 
 def state_index(x: np.typing.ArrayLike) -> np.ndarray:

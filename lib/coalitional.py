@@ -34,7 +34,7 @@ Two value functions ``f(x_S)`` are provided:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -46,6 +46,7 @@ from lib.shapley import (
     check_inputs,
     coalition_masks,
     coalition_values,
+    game_size,
     interventional_game,
     shapley_from_game,
 )
@@ -53,7 +54,6 @@ from lib.shapley import (
 __all__ = [
     "ALL_METHODS",
     "GROUP_METHODS",
-    "CallCounter",
     "Groups",
     "RetrainedGame",
     "check_groups",
@@ -196,18 +196,9 @@ def restrict_game(values: np.typing.ArrayLike, group: Sequence[int]) -> np.ndarr
     eq. 4: ``inf_{f,g'}(x) = f(x_{g'}) - f(∅)``).
     """
     v = np.asarray(values, dtype=float)
-    d = _n_players(v.shape[-1])
+    d = game_size(v.shape[-1])
     check_groups([group], d, cover=False)
     return v[..., subset_masks(group)]
-
-
-def _n_players(n_coalitions: int) -> int:
-    d = int(n_coalitions).bit_length() - 1
-    if n_coalitions < 1 or 2**d != n_coalitions:
-        raise ValueError(
-            f"a game has 2**d coalition values on its last axis, got length {n_coalitions}"
-        )
-    return d
 
 
 # ---------------------------------------------------------------------------
@@ -227,6 +218,32 @@ def complete_influence(values: np.typing.ArrayLike) -> np.ndarray:
     """
     v = np.asarray(values, dtype=float)
     return shapley_from_game(v - v[..., :1])
+
+
+def _check_overlap(overlap: str) -> None:
+    if overlap not in ("error", "size-factorial", "mean"):
+        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+
+
+def _combine_groups(
+    per_group: Iterable[tuple[Sequence[int], np.ndarray]],
+    lead: tuple[int, ...],
+    d: int,
+    overlap: str,
+) -> np.ndarray:
+    """One influence per attribute from the Shapley values ``phi`` of each group's subgame.
+
+    ``per_group`` yields ``(g, phi)`` with ``phi`` of shape ``lead + (len(g),)``; an attribute
+    in several groups gets their average, weighted by ``|g|!`` (``overlap="size-factorial"``)
+    or not (``"mean"``); on a partition every attribute has one group and its value is kept.
+    """
+    total = np.zeros(lead + (d,))
+    weight = np.zeros(d)
+    for g, phi in per_group:
+        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
+        total[..., list(g)] += w * phi
+        weight[list(g)] += w
+    return total / weight
 
 
 def coalitional_influence(
@@ -266,24 +283,21 @@ def coalitional_influence(
     numpy.ndarray
         ``(..., d)``.
     """
-    if overlap not in ("error", "size-factorial", "mean"):
-        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+    _check_overlap(overlap)
     v = np.asarray(values, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = _n_players(v.shape[-1])
+    d = game_size(v.shape[-1])
     gs = check_groups(groups, d, overlap=(overlap != "error"))
-    total = np.zeros(v.shape[:-1] + (d,))
-    weight = np.zeros(d)
-    for g in gs:
-        sub = v[..., subset_masks(g)]
-        if not np.all(np.isfinite(sub)):
-            raise ValueError(f"group {g}: the game has NaN or infinite values on subsets of the group")
-        phi = shapley_from_game(sub - sub[..., :1])
-        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
-        total[..., list(g)] += w * phi
-        weight[list(g)] += w
-    return total / weight
+
+    def per_group() -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
+        for g in gs:
+            sub = v[..., subset_masks(g)]
+            if not np.all(np.isfinite(sub)):
+                raise ValueError(f"group {g}: the game has NaN or infinite values on subsets of the group")
+            yield g, shapley_from_game(sub - sub[..., :1])
+
+    return _combine_groups(per_group(), v.shape[:-1], d, overlap)
 
 
 def coalitional_influence_interventional(
@@ -305,8 +319,7 @@ def coalitional_influence_interventional(
     hundreds; a group may have at most :data:`lib.shapley.MAX_EXACT_FEATURES` attributes.
     ``f`` has one output (pick a class first).  Returns ``(n, d)``.
     """
-    if overlap not in ("error", "size-factorial", "mean"):
-        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+    _check_overlap(overlap)
     Xc, bg = check_inputs(X, background, False)
     d = Xc.shape[1]
     gs = check_groups(groups, d, overlap=(overlap != "error"))
@@ -324,16 +337,10 @@ def coalitional_influence_interventional(
     values = coalition_values(f, Xc, bg, np.vstack(blocks), max_rows_per_call=max_rows_per_call)
     if values.ndim != 2:
         raise ValueError("f must have a single output (pick the explained class first)")
-    total = np.zeros((values.shape[0], d))
-    weight = np.zeros(d)
-    start = 0
-    for g, block in zip(gs, blocks):
-        sub = values[:, start : start + len(block)]
-        start += len(block)
-        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
-        total[:, list(g)] += w * shapley_from_game(sub - sub[:, :1])
-        weight[list(g)] += w
-    return total / weight
+    starts = np.cumsum([0] + [len(block) for block in blocks])
+    subs = (values[:, a:b] for a, b in zip(starts[:-1], starts[1:]))
+    per_group = ((g, shapley_from_game(sub - sub[:, :1])) for g, sub in zip(gs, subs))
+    return _combine_groups(per_group, values.shape[:1], d, overlap)
 
 
 def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.ndarray:
@@ -352,22 +359,8 @@ def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.nd
 
 
 # ---------------------------------------------------------------------------
-# Value functions and cost counting
+# Value functions
 # ---------------------------------------------------------------------------
-
-
-class CallCounter:
-    """Wrap a model output ``f`` and count its calls and the rows it evaluated."""
-
-    def __init__(self, f: Callable[[Any], Any]):
-        self.f = f
-        self.calls = 0
-        self.rows = 0
-
-    def __call__(self, X: Any) -> Any:
-        self.calls += 1
-        self.rows += int(X.shape[0])
-        return self.f(X)
 
 
 def interventional_values(

@@ -111,7 +111,7 @@ def subset_sums(values: np.typing.ArrayLike) -> np.ndarray:
     The last axis must have length ``2**d``.  ``d`` passes of vectorised additions.
     """
     out = np.array(values, dtype=float, copy=True)
-    d = sh._game_size(out.shape[-1])
+    d = sh.game_size(out.shape[-1])
     lead = out.shape[:-1]
     for i in range(d):
         view = out.reshape(lead + (2 ** (d - i - 1), 2, 2**i))
@@ -123,7 +123,7 @@ def _check_distribution(p: np.typing.ArrayLike) -> tuple[np.ndarray, int]:
     p = np.asarray(p, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"the distribution must be a 1-D table over 2**d states, got shape {p.shape}")
-    d = sh._game_size(p.shape[0])
+    d = sh.game_size(p.shape[0])
     if not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError("the distribution must hold finite non-negative probabilities")
     if abs(p.sum() - 1.0) > _SUM_TOL:
@@ -282,7 +282,7 @@ def _check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
-    sh._game_size(s.shape[-1])
+    sh.game_size(s.shape[-1])
     if not np.all(np.isfinite(s)) or np.any(s < 0) or np.any(s > 1):
         raise ValueError("SDPs must be probabilities in [0, 1]")
     return s
@@ -339,7 +339,7 @@ def swing_decomposition(game: np.typing.ArrayLike) -> SwingDecomposition:
     v = np.asarray(game, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = sh._game_size(v.shape[-1])
+    d = sh.game_size(v.shape[-1])
     if not np.all((v == 0) | (v == 1)):
         raise ValueError("the swing decomposition needs a simple game with values 0 and 1")
     if d == 0:
@@ -378,7 +378,7 @@ def minimal_sufficient_coalitions(sdp: np.typing.ArrayLike, pi: float) -> np.nda
     # A winning S is minimal iff it is its own only winning subset.
     n_winning_subsets = subset_sums(win)
     minimal = np.flatnonzero((win == 1) & (np.rint(n_winning_subsets) == 1))
-    d = sh._game_size(s.shape[0])
+    d = sh.game_size(s.shape[0])
     size = sh.coalition_masks(d).sum(axis=1)
     return minimal[np.lexsort((minimal, size[minimal]))]
 
@@ -484,7 +484,7 @@ def ordinary_shapley(
         values = marginal_game(g, p, x)
     else:
         raise ValueError(f"game must be 'observational' or 'interventional', got {game!r}")
-    d = sh._game_size(values.shape[-1])
+    d = sh.game_size(values.shape[-1])
     if feature_names is not None and len(feature_names) != d:
         raise ValueError(f"{len(feature_names)} feature names for {d} features")
     rows = np.asarray(x)

@@ -49,6 +49,7 @@ import numpy as np
 
 from lib.bayesnet import state_index
 from lib.sdp import subset_sums
+from lib.shapley import bitmask_rows
 
 __all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp"]
 
@@ -283,7 +284,7 @@ def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typi
     cx = _check_decisions(decision_x, len(sx), "decision_x")
     n_states = 2**d
     coalitions = np.arange(n_states, dtype=np.int64)
-    xbits = (sx[:, None] >> np.arange(d)) & 1                          # (n, d)
+    xbits = bitmask_rows(sx, d)                                        # (n, d)
     left, right, feat, thr = t.children_left, t.children_right, t.feature, t.threshold
     cover = t.weighted_n_node_samples
     leaf_decision = classes[np.argmax(t.value[:, 0, :], axis=1)]

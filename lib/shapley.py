@@ -41,10 +41,12 @@ __all__ = [
     "CountingModel",
     "adjust_efficiency",
     "as_coalition_masks",
+    "bitmask_rows",
     "check_inputs",
     "coalition_masks",
     "coalition_values",
     "exact_shapley",
+    "game_size",
     "interventional_game",
     "mix_rows",
     "sample_shapley",
@@ -69,6 +71,19 @@ ArrayOrFrame = np.ndarray | pd.DataFrame
 # ---------------------------------------------------------------------------
 
 
+def bitmask_rows(bitmasks: np.typing.ArrayLike, d: int) -> np.ndarray:
+    """Boolean membership rows of coalitions given by their bitmasks.
+
+    ``bitmask_rows(S, d)[j, i]`` is ``True`` iff bit ``i`` of ``S[j]`` is set (player ``i``
+    is in the coalition ``S[j]``); shape ``S.shape + (d,)``.  Bitmasks are read as int64,
+    so ``d <= 62``.
+    """
+    if not 0 <= d <= 62:
+        raise ValueError(f"bitmasks as int64 hold 0 to 62 players, got d={d}")
+    s = np.asarray(bitmasks, dtype=np.int64)
+    return ((s[..., None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+
+
 def coalition_masks(d: int) -> np.ndarray:
     """Boolean membership matrix of all ``2**d`` coalitions.
 
@@ -77,8 +92,7 @@ def coalition_masks(d: int) -> np.ndarray:
     """
     if d < 0:
         raise ValueError(f"the number of players must be >= 0, got {d}")
-    s = np.arange(2**d, dtype=np.int64)
-    return ((s[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+    return bitmask_rows(np.arange(2**d, dtype=np.int64), d)
 
 
 def _popcount(d: int) -> np.ndarray:
@@ -109,7 +123,11 @@ def _dense_operator(d: int) -> np.ndarray:
     return op
 
 
-def _game_size(n_coalitions: int) -> int:
+def game_size(n_coalitions: int) -> int:
+    """The number of players ``d`` of a game given by its ``2**d`` coalition values.
+
+    Raises ``ValueError`` unless ``n_coalitions`` is a power of two.
+    """
     d = int(n_coalitions).bit_length() - 1
     if n_coalitions < 1 or 2**d != n_coalitions:
         raise ValueError(
@@ -144,7 +162,7 @@ def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = _game_size(v.shape[-1])
+    d = game_size(v.shape[-1])
     if not np.all(np.isfinite(v)):
         raise ValueError("the game has NaN or infinite coalition values")
     if d == 0:
@@ -299,8 +317,7 @@ def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
     if min(ints) < 0 or max(ints) >= 1 << d:
         raise ValueError(f"coalitions must be bitmasks in [0, 2**{d})")
     if d <= 62:
-        arr = np.asarray(ints, dtype=np.int64)
-        return ((arr[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+        return bitmask_rows(ints, d)
     return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
 
 
@@ -423,7 +440,7 @@ def interventional_game(
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
     if coalitions is None and not isinstance(X, pd.DataFrame) and d > 0:
         return _full_game(f, X, background, max_rows_per_call)
-    masks = ((chosen[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+    masks = bitmask_rows(chosen, d)
     values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
         return values
@@ -622,7 +639,7 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         outs = []
         for lo in range(0, n_distinct, max_rows_per_call):
             sel = first[lo : lo + max_rows_per_call]
-            present = ((T[sel, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+            present = bitmask_rows(T[sel], d)
             rows = np.where(present, X[start + inst[sel]], background[b[sel]])
             outs.append(_evaluate(f, rows, len(sel)))
         if len({o.shape[1:] for o in outs}) > 1:

@@ -224,13 +224,13 @@ def test_interventional_values_match_engine_and_count_calls():
     assert np.allclose(co.complete_influence(full), exact_shapley(_linear_model, X, B).values)
 
     groups = [[0, 1], [2, 3, 4]]
-    f = co.CallCounter(_linear_model)
+    f = sh.CountingModel(_linear_model)
     part = co.interventional_values(f, X, B, co.coalitions_needed(groups, d))
     n_coal = 1 + 3 + 7
     assert f.rows == n * n_coal * m
     assert np.isnan(part).sum() == n * (2**d - n_coal)
     assert np.allclose(co.coalitional_influence(part, groups), co.coalitional_influence(full, groups))
-    g = co.CallCounter(_linear_model)
+    g = sh.CountingModel(_linear_model)
     co.interventional_values(g, X, B)
     assert g.rows == n * 2**d * m
 
@@ -485,7 +485,7 @@ def test_model_groups_threshold_extremes():
 def test_model_groups_partition_trace_and_cost():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(600, 5))
-    calls = co.CallCounter(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
+    calls = sh.CountingModel(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
     trace: list = []
     gs = co.model_groups(calls, X, 0.1, trace=trace)
     co.check_groups(gs, 5)  # a partition: disjoint and covering, else ValueError
