@@ -108,6 +108,9 @@ def coalition_names(features: Sequence[str], mask: int) -> tuple[str, ...]:
 def subset_sums(values: np.typing.ArrayLike) -> np.ndarray:
     """Zeta transform over the last axis: ``out[..., T] = sum_{U ⊆ T} values[..., U]``.
 
+    Book: :ref:`eq-sdp-zeta`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     The last axis must have length ``2**d``.  ``d`` passes of vectorised additions.
     """
     out = np.array(values, dtype=float, copy=True)
@@ -145,6 +148,9 @@ def conditional_game(
     g: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike
 ) -> np.ndarray:
     """``E[g(X) | X_S = x_S]`` for every coalition ``S`` and instance ``x``: ``(n, 2**d)``.
+
+    Book: :ref:`eq-sdp-observational`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     With ``g = f`` this is the observational (conditional) value function of the
     paper's eq. 2.1, ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
@@ -202,6 +208,9 @@ def same_decision_probability(
 ) -> np.ndarray:
     """Exact SDP of every coalition (Amoukou & Brunel, Definition 3.1): ``(n, 2**d)``.
 
+    Book: :ref:`eq-sdp-definition`, :ref:`eq-sdp-zeta`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     ``SDP_S(C; x) = P(C(x_S, X_{-S}) = C(x) | X_S = x_S)`` with
     ``C(z) = 1{f(z) >= threshold}``, the completions ``X_{-S}`` following the true
     conditional distribution derived from ``p``.
@@ -250,6 +259,9 @@ def network_sdp(
 ) -> np.ndarray:
     """SDP of every coalition of ``features`` at ``x`` under a Bayesian network, exactly.
 
+    Book: :ref:`eq-sdp-definition`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     ``features`` defaults to every variable except ``target``; ``f`` (a table over the
     ``2**d`` feature states) defaults to the Bayes classifier's probability
     ``P(target = 1 | X = z)`` of the network.  ``x`` is a dict ``{feature: 0/1}``
@@ -290,6 +302,9 @@ def _check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
 
 def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
     """The swing game of eq. 3.1: ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
+
+    Book: :ref:`eq-sdp-swing-game`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     ``pi`` must lie in ``(0, 1]``.
     """
@@ -332,6 +347,9 @@ class SwingDecomposition:
 
 def swing_decomposition(game: np.typing.ArrayLike) -> SwingDecomposition:
     """Split the Shapley values of a 0/1 game into swings and reverse swings.
+
+    Book: :ref:`eq-sdp-swing-split`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     Amoukou & Brunel §3.1 and Figure 1 (right).  ``game`` is ``(..., 2**d)`` with
     values in ``{0, 1}`` (e.g. from :func:`swing_game`); ``ValueError`` otherwise.
@@ -411,6 +429,9 @@ def marginal_game(
     g: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike
 ) -> np.ndarray:
     """Interventional (marginal) value function of every coalition, exactly: ``(n, 2**d)``.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-sdp-interventional-exact`
+        (notebooks/03-same-decision-probability/05-ordinary-shapley-values.ipynb).
 
     ``v_x(S) = E_{X_{-S} ~ P(X_{-S})}[ g(x_S, X_{-S}) ] = sum_z p(z) g(x_S, z_{-S})``:
     the absent features are drawn from their *marginal* distribution, ignoring ``x_S``

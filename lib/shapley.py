@@ -102,6 +102,9 @@ def _popcount(d: int) -> np.ndarray:
 def shapley_weights(d: int) -> np.ndarray:
     """Shapley weights ``w(s) = s! (d-s-1)! / d!`` for coalition sizes ``s = 0 .. d-1``.
 
+    Book: :ref:`eq-found-shapley` (book/foundations.md); :ref:`eq-coal-weights`
+        (notebooks/05-coalitional-explanations/01-definitions.ipynb).
+
     Shapley (1953); book eq. ``eq-found-shapley``.  Computed as
     ``1 / (d * C(d-1, s))``, which is exact in floating point for the sizes used here.
     """
@@ -139,6 +142,10 @@ def game_size(n_coalitions: int) -> int:
 
 def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
     """Exact Shapley values of games given by all their coalition values.
+
+    Book: :ref:`eq-found-shapley` (book/foundations.md); :ref:`eq-found-shapley-sum`
+        (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-shapley-def`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
 
     Shapley (1953), book eq. ``eq-found-shapley``.
 
@@ -332,6 +339,9 @@ def coalition_values(
 ) -> np.ndarray:
     """The interventional game on an explicit list of coalitions, for any number of features.
 
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+        (notebooks/00-foundations/01-shapley-values.ipynb).
+
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` (book eq. ``eq-found-interventional``;
     Štrumbelj & Kononenko, 2014) for each row of ``X`` and each coalition in
     ``coalitions`` (see :func:`as_coalition_masks`), without allocating the ``2**d``
@@ -385,6 +395,11 @@ def interventional_game(
     max_features: int = MAX_EXACT_FEATURES,
 ) -> np.ndarray:
     """All ``2**d`` coalition values of the interventional game of each row of ``X``.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+        (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-value-function`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-nb-ks-game`
+        (notebooks/01-naive-bayes/03-kernelshap.ipynb).
 
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` over the ``m`` background rows
     (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
@@ -736,7 +751,10 @@ class ShapleyResult:
     method: str = "exact"
 
     def efficiency_gap(self) -> np.ndarray:
-        """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values."""
+        """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.
+
+        Book: :ref:`eq-found-efficiency` (book/foundations.md).
+        """
         return self.outputs - self.base_values - self.values.sum(axis=1)
 
     def to_explanation(self, output: int | None = None) -> Any:
@@ -788,6 +806,8 @@ def exact_shapley(
     max_features: int = MAX_EXACT_FEATURES,
 ) -> ShapleyResult:
     """Exact interventional Shapley values of a model output, by enumeration.
+
+    Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
 
     Evaluates the interventional game (book eq. ``eq-found-interventional``) on all
     ``2**d`` coalitions against every background row, then applies the Shapley
@@ -843,6 +863,8 @@ def adjust_efficiency(
     eps: float = 1e-6,
 ) -> np.ndarray:
     """Spread the efficiency error of estimated Shapley values, more where less precise.
+
+    Book: :ref:`eq-found-efficiency-adjustment` (notebooks/00-foundations/01-shapley-values.ipynb).
 
     With ``err = total - sum_i phi_i`` (``total = f(x) - f_0``), each estimate moves by
     ``w_i * err`` where ``w_i = v_i / (1 + sum_j v_j)`` and
@@ -974,6 +996,9 @@ def sample_shapley(
     allow_nan: bool = False,
 ) -> ShapleyResult:
     """Permutation-sampling estimates of interventional Shapley values.
+
+    Book: :ref:`eq-found-shapley-perm`, :ref:`eq-found-sampling`
+        (notebooks/00-foundations/01-shapley-values.ipynb).
 
     Štrumbelj & Kononenko (2014).  Each sample for feature ``i`` draws a random
     permutation and a random background row ``w`` and records

@@ -1,4 +1,4 @@
-"""Tests of lib.coalitional: eq. 1-4 against brute force, costs, eq. 6-7, grouping methods."""
+"""Tests of lib.coalitional: Eq. (F1)-(F4) against brute force, costs, Eq. (F6)-(F7), grouping methods."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from lib import coalitional as co
 
 
 def brute_shapley_on(v: dict[frozenset, float], players: list[int]) -> dict[int, float]:
-    """Eq. 1-2 written literally with itertools over a dict-valued game."""
+    """Eq. (F1)-(F2) written literally with itertools over a dict-valued game."""
     n = len(players)
     out = {}
     for i in players:
@@ -89,7 +89,7 @@ def test_subset_masks():
         co.subset_masks([1, 1])
 
 
-# ------------------------------------------------------------------ eq. 1-4
+# ------------------------------------------------------------------ Eq. (F1)-(F4)
 
 
 @settings(max_examples=40, deadline=None)
@@ -105,7 +105,7 @@ def test_complete_influence_is_brute_force_eq1(d, seed):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_coalitional_is_brute_force_eq4_on_each_group(d, seed):
-    """Eq. 4 literally: Shapley sum over the subsets of g, weights of a |g|-player game."""
+    """Eq. (F4) literally: Shapley sum over the subsets of g, weights of a |g|-player game."""
     rng = np.random.default_rng(seed)
     v = rng.normal(size=2**d)
     groups = random_partition(rng, d)
@@ -288,7 +288,7 @@ def test_retrained_game_dataframe_and_bad_input():
         rg.game(X.iloc[:, :2])
 
 
-# ------------------------------------------------------------------ eq. 6-7
+# ------------------------------------------------------------------ Eq. (F6)-(F7)
 
 
 def test_error_scores_closed_forms():
