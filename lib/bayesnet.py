@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from lib.shapley import bitmask_rows
+
 __all__ = [
     "LUCAS_FEATURES",
     "LUCAS_TARGET",
@@ -66,8 +68,7 @@ def states(d: int) -> np.ndarray:
     """All ``2**d`` binary states as rows, ``(2**d, d)`` uint8; row ``s`` has bit ``i`` of ``s`` in column ``i``."""
     if not 0 <= d <= MAX_VARIABLES:
         raise ValueError(f"d must be between 0 and {MAX_VARIABLES}, got {d}")
-    s = np.arange(2**d, dtype=np.int64)
-    return ((s[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(np.uint8)
+    return bitmask_rows(np.arange(2**d, dtype=np.int64), d).astype(np.uint8)
 
 
 def state_index(x: np.typing.ArrayLike) -> np.ndarray:
@@ -200,6 +201,9 @@ class BinaryBayesNet:
     def markov_blanket(self, name: str) -> tuple[str, ...]:
         """Parents, children and the children's other parents, in network order.
 
+        Book: :ref:`eq-sdp-markov-blanket`
+            (notebooks/03-same-decision-probability/01-lucas-network.ipynb).
+
         Given its Markov blanket a variable is independent of every other variable
         (Pearl, 1988), so ``P(name | all others)`` depends on the blanket only.
         """
@@ -234,6 +238,9 @@ class BinaryBayesNet:
     @cached_property
     def joint(self) -> np.ndarray:
         """``P(X = s)`` for every state ``s`` (``(2**d,)``, bitmask order), by the factorisation.
+
+        Book: :ref:`eq-sdp-factorisation`
+            (notebooks/03-same-decision-probability/01-lucas-network.ipynb).
 
         Read-only; sums to one up to rounding.
         """
@@ -440,6 +447,9 @@ def causal_target_game(
     net: BinaryBayesNet, instance: Mapping[str, int], target: str, players: Sequence[str]
 ) -> np.ndarray:
     """``v(S) = P(target = 1 | do(X_S = x_S))`` for every coalition ``S`` of ``players``.
+
+    Book: :ref:`eq-sdp-causal-target`
+        (notebooks/03-same-decision-probability/05-ordinary-shapley-values.ipynb).
 
     The interventional (causal) probability of the target when the players of ``S`` are
     set to their values in ``instance`` by Pearl's do-operator (:meth:`BinaryBayesNet.intervene`).

@@ -11,15 +11,15 @@ attribute ``i`` belongs to it) and a game is an array whose **last** axis holds 
 of coalitions that were never evaluated are ``NaN``, and only the coalitions a set
 of groups needs (:func:`coalitions_needed`) have to be filled in.
 
-* The **complete influence** (eq. 1-3) is the Shapley value of the game
+* The **complete influence** (Eq. (F1)-(F3)) is the Shapley value of the game
   ``v(A') = inf_{f,A'}(x) = f(x_{A'}) - f(∅)`` on all ``d`` attributes
   (:func:`complete_influence`).
-* The **coalitional influence** (eq. 4) of an attribute ``a_i`` of a group ``g`` is the
+* The **coalitional influence** (Eq. (F4)) of an attribute ``a_i`` of a group ``g`` is the
   same Shapley sum taken over the subsets of ``g`` only, with the Shapley weights of a
-  ``|g|``-player game (eq. 2 with ``A = g``).  That is exactly the Shapley value of the
+  ``|g|``-player game (Eq. (F2) with ``A = g``).  That is exactly the Shapley value of the
   *restricted game* ``v|_g`` (the subgame on the player set ``g``): ``v|_g(T) = v(T)``
   for ``T ⊆ g``, the attributes outside ``g`` being *absent* (not known), as
-  ``inf_{f,g'} = f(x_{g'}) - f(∅)`` in eq. 4 says (:func:`restrict_game`,
+  ``inf_{f,g'} = f(x_{g'}) - f(∅)`` in Eq. (F4) says (:func:`restrict_game`,
   :func:`coalitional_influence`).
 
 Two value functions ``f(x_S)`` are provided:
@@ -34,7 +34,7 @@ Two value functions ``f(x_S)`` are provided:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -46,6 +46,7 @@ from lib.shapley import (
     check_inputs,
     coalition_masks,
     coalition_values,
+    game_size,
     interventional_game,
     shapley_from_game,
 )
@@ -53,7 +54,6 @@ from lib.shapley import (
 __all__ = [
     "ALL_METHODS",
     "GROUP_METHODS",
-    "CallCounter",
     "Groups",
     "RetrainedGame",
     "check_groups",
@@ -109,7 +109,7 @@ def check_groups(
         ``cover``).  ``True``: an attribute may belong to several groups (a cover, as
         the methods of §4 produce).
     cover
-        Require every attribute to be in some group (eq. 4 gives no influence to an
+        Require every attribute to be in some group (Eq. (F4) gives no influence to an
         attribute in no group).
 
     Raises
@@ -176,7 +176,9 @@ def subset_masks(group: Sequence[int]) -> np.ndarray:
 
 
 def coalitions_needed(groups: Sequence[Sequence[int]], d: int, *, overlap: bool = True) -> np.ndarray:
-    """Sorted bitmasks of the coalitions eq. 4 evaluates for these groups (∅ included).
+    """Sorted bitmasks of the coalitions Eq. (F4) evaluates for these groups (∅ included).
+
+    Book: :ref:`eq-coal-cost` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     The union over groups of all subsets of each group.  For a partition into groups
     of sizes ``c_1 .. c_k`` there are ``1 + sum_j (2**c_j - 1)`` of them, at most
@@ -190,37 +192,33 @@ def coalitions_needed(groups: Sequence[Sequence[int]], d: int, *, overlap: bool 
 def restrict_game(values: np.typing.ArrayLike, group: Sequence[int]) -> np.ndarray:
     """The subgame ``v|_g`` on the player set ``g``: ``v|_g(T) = v(T)`` for ``T ⊆ g``.
 
+    Book: :ref:`eq-coal-restricted` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
+
     ``values`` has the ``2**d`` coalitions on its last axis; the result has the
     ``2**|g|`` subsets of ``g`` on its last axis, local bit ``k`` = ``group[k]``.
     The attributes outside ``g`` stay *absent* in every coalition (coalitional paper,
-    eq. 4: ``inf_{f,g'}(x) = f(x_{g'}) - f(∅)``).
+    Eq. (F4): ``inf_{f,g'}(x) = f(x_{g'}) - f(∅)``).
     """
     v = np.asarray(values, dtype=float)
-    d = _n_players(v.shape[-1])
+    d = game_size(v.shape[-1])
     check_groups([group], d, cover=False)
     return v[..., subset_masks(group)]
 
 
-def _n_players(n_coalitions: int) -> int:
-    d = int(n_coalitions).bit_length() - 1
-    if n_coalitions < 1 or 2**d != n_coalitions:
-        raise ValueError(
-            f"a game has 2**d coalition values on its last axis, got length {n_coalitions}"
-        )
-    return d
-
-
 # ---------------------------------------------------------------------------
-# Complete (eq. 1-3) and coalitional (eq. 4) influence
+# Complete (Eq. (F1)-(F3)) and coalitional (Eq. (F4)) influence
 # ---------------------------------------------------------------------------
 
 
 def complete_influence(values: np.typing.ArrayLike) -> np.ndarray:
-    """Complete influence of every attribute: coalitional paper, eq. 1-3.
+    """Complete influence of every attribute: coalitional paper, Eq. (F1)-(F3).
+
+    Book: :ref:`eq-coal-complete`, :ref:`eq-coal-weights`, :ref:`eq-coal-base`
+        (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     ``I_{a_i}(x) = sum_{A' ⊆ A \\ a_i} p(A', A) (inf_{A' ∪ a_i} - inf_{A'})`` with the
-    Shapley weights ``p(A', A) = |A'|! (|A|-|A'|-1)! / |A|!`` (eq. 2) and
-    ``inf_{A'} = f(x_{A'}) - f(∅)`` (eq. 3).  ``f(∅)`` cancels in the differences, so
+    Shapley weights ``p(A', A) = |A'|! (|A|-|A'|-1)! / |A|!`` (Eq. (F2)) and
+    ``inf_{A'} = f(x_{A'}) - f(∅)`` (Eq. (F3)).  ``f(∅)`` cancels in the differences, so
     this is :func:`lib.shapley.shapley_from_game` of the game ``f(x_S)``.
 
     ``values``: ``(..., 2**d)``, every coalition evaluated (no NaN).  Returns ``(..., d)``.
@@ -229,13 +227,41 @@ def complete_influence(values: np.typing.ArrayLike) -> np.ndarray:
     return shapley_from_game(v - v[..., :1])
 
 
+def _check_overlap(overlap: str) -> None:
+    if overlap not in ("error", "size-factorial", "mean"):
+        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+
+
+def _combine_groups(
+    per_group: Iterable[tuple[Sequence[int], np.ndarray]],
+    lead: tuple[int, ...],
+    d: int,
+    overlap: str,
+) -> np.ndarray:
+    """One influence per attribute from the Shapley values ``phi`` of each group's subgame.
+
+    ``per_group`` yields ``(g, phi)`` with ``phi`` of shape ``lead + (len(g),)``; an attribute
+    in several groups gets their average, weighted by ``|g|!`` (``overlap="size-factorial"``)
+    or not (``"mean"``); on a partition every attribute has one group and its value is kept.
+    """
+    total = np.zeros(lead + (d,))
+    weight = np.zeros(d)
+    for g, phi in per_group:
+        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
+        total[..., list(g)] += w * phi
+        weight[list(g)] += w
+    return total / weight
+
+
 def coalitional_influence(
     values: np.typing.ArrayLike,
     groups: Sequence[Sequence[int]],
     *,
     overlap: Literal["error", "size-factorial", "mean"] = "error",
 ) -> np.ndarray:
-    """Coalitional influence of every attribute: coalitional paper, eq. 4.
+    """Coalitional influence of every attribute: coalitional paper, Eq. (F4).
+
+    Book: :ref:`eq-coal-coalitional` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     For an attribute ``a_i`` of a group ``g``:
     ``simpleI_{a_i}(x) = sum_{g' ⊆ g \\ a_i} p(g', g) (inf_{g' ∪ a_i} - inf_{g'})``,
@@ -250,7 +276,7 @@ def coalitional_influence(
     groups
         Attribute indices; every attribute must be in a group.
     overlap
-        How an attribute in several groups gets one influence (eq. 4 does not say):
+        How an attribute in several groups gets one influence (Eq. (F4) does not say):
 
         * ``"error"`` (default): the groups must be a partition (``ValueError`` if not);
         * ``"size-factorial"``: the authors' code (``compute_instance_coal_inf``)
@@ -266,24 +292,21 @@ def coalitional_influence(
     numpy.ndarray
         ``(..., d)``.
     """
-    if overlap not in ("error", "size-factorial", "mean"):
-        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+    _check_overlap(overlap)
     v = np.asarray(values, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = _n_players(v.shape[-1])
+    d = game_size(v.shape[-1])
     gs = check_groups(groups, d, overlap=(overlap != "error"))
-    total = np.zeros(v.shape[:-1] + (d,))
-    weight = np.zeros(d)
-    for g in gs:
-        sub = v[..., subset_masks(g)]
-        if not np.all(np.isfinite(sub)):
-            raise ValueError(f"group {g}: the game has NaN or infinite values on subsets of the group")
-        phi = shapley_from_game(sub - sub[..., :1])
-        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
-        total[..., list(g)] += w * phi
-        weight[list(g)] += w
-    return total / weight
+
+    def per_group() -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
+        for g in gs:
+            sub = v[..., subset_masks(g)]
+            if not np.all(np.isfinite(sub)):
+                raise ValueError(f"group {g}: the game has NaN or infinite values on subsets of the group")
+            yield g, shapley_from_game(sub - sub[..., :1])
+
+    return _combine_groups(per_group(), v.shape[:-1], d, overlap)
 
 
 def coalitional_influence_interventional(
@@ -295,18 +318,19 @@ def coalitional_influence_interventional(
     overlap: Literal["error", "size-factorial", "mean"] = "error",
     max_rows_per_call: int = 2**16,
 ) -> np.ndarray:
-    """Coalitional influence (eq. 4) of the interventional game, for any number of attributes.
+    """Coalitional influence (Eq. (F4)) of the interventional game, for any number of attributes.
+
+    Book: :ref:`eq-coal-coalitional` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     The same numbers as :func:`coalitional_influence` of
     ``interventional_values(f, X, background)``, but the model is asked only for the
-    coalitions eq. 4 reads, the subsets of each group (:func:`lib.shapley.coalition_values`):
+    coalitions Eq. (F4) reads, the subsets of each group (:func:`lib.shapley.coalition_values`):
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
     hundreds; a group may have at most :data:`lib.shapley.MAX_EXACT_FEATURES` attributes.
     ``f`` has one output (pick a class first).  Returns ``(n, d)``.
     """
-    if overlap not in ("error", "size-factorial", "mean"):
-        raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
+    _check_overlap(overlap)
     Xc, bg = check_inputs(X, background, False)
     d = Xc.shape[1]
     gs = check_groups(groups, d, overlap=(overlap != "error"))
@@ -324,16 +348,10 @@ def coalitional_influence_interventional(
     values = coalition_values(f, Xc, bg, np.vstack(blocks), max_rows_per_call=max_rows_per_call)
     if values.ndim != 2:
         raise ValueError("f must have a single output (pick the explained class first)")
-    total = np.zeros((values.shape[0], d))
-    weight = np.zeros(d)
-    start = 0
-    for g, block in zip(gs, blocks):
-        sub = values[:, start : start + len(block)]
-        start += len(block)
-        w = float(math.factorial(len(g))) if overlap == "size-factorial" else 1.0
-        total[:, list(g)] += w * shapley_from_game(sub - sub[:, :1])
-        weight[list(g)] += w
-    return total / weight
+    starts = np.cumsum([0] + [len(block) for block in blocks])
+    subs = (values[:, a:b] for a, b in zip(starts[:-1], starts[1:]))
+    per_group = ((g, shapley_from_game(sub - sub[:, :1])) for g, sub in zip(gs, subs))
+    return _combine_groups(per_group, values.shape[:1], d, overlap)
 
 
 def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.ndarray:
@@ -352,22 +370,8 @@ def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.nd
 
 
 # ---------------------------------------------------------------------------
-# Value functions and cost counting
+# Value functions
 # ---------------------------------------------------------------------------
-
-
-class CallCounter:
-    """Wrap a model output ``f`` and count its calls and the rows it evaluated."""
-
-    def __init__(self, f: Callable[[Any], Any]):
-        self.f = f
-        self.calls = 0
-        self.rows = 0
-
-    def __call__(self, X: Any) -> Any:
-        self.calls += 1
-        self.rows += int(X.shape[0])
-        return self.f(X)
 
 
 def interventional_values(
@@ -379,6 +383,8 @@ def interventional_values(
     max_rows_per_call: int = 2**16,
 ) -> np.ndarray:
     """Interventional game ``v_x(S) = mean_b f(x_S, b_{-S})`` on chosen coalitions only.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md).
 
     Book eq. ``eq-found-interventional`` (Štrumbelj & Kononenko, 2014), the value
     function of :func:`lib.shapley.interventional_game`, but evaluated only on
@@ -468,6 +474,8 @@ class RetrainedGame:
     ) -> np.ndarray:
         """``inf_S(x) = P_{h_S}(c | x_S) - prior(c)`` for each row, ``NaN`` off ``coalitions``.
 
+        Book: :ref:`eq-coal-base` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
+
         ``classes``: index of the explained class per row; default the predicted class.
         Returns ``(n, 2**d)``.
         """
@@ -492,7 +500,7 @@ class RetrainedGame:
 
 
 # ---------------------------------------------------------------------------
-# Error score (eq. 6-7)
+# Error score (Eq. (F6)-(F7))
 # ---------------------------------------------------------------------------
 
 
@@ -506,7 +514,9 @@ def _pair(a: np.typing.ArrayLike, b: np.typing.ArrayLike) -> tuple[np.ndarray, n
 
 
 def error_printed(a: np.typing.ArrayLike, b: np.typing.ArrayLike) -> np.ndarray:
-    """Eq. 6 exactly as printed: ``d(i, j) = 1/(2√n) · sum_k sqrt((i_k - j_k)²)``.
+    """Eq. (F6) exactly as printed: ``d(i, j) = 1/(2√n) · sum_k sqrt((i_k - j_k)²)``.
+
+    Book: :ref:`eq-coal-error-printed` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     That is the sum of absolute differences over ``2√n`` (an L1 distance), although
     the paper calls it "the normalised euclidian distance"; see :func:`error_euclidean`.
@@ -517,8 +527,11 @@ def error_printed(a: np.typing.ArrayLike, b: np.typing.ArrayLike) -> np.ndarray:
 
 
 def error_euclidean(a: np.typing.ArrayLike, b: np.typing.ArrayLike) -> np.ndarray:
-    """Eq. 6 read as the normalised Euclidean distance the text names:
+    """Eq. (F6) read as the normalised Euclidean distance the text names:
     ``1/(2√n) · sqrt(sum_k (i_k - j_k)²)``.
+
+    Book: :ref:`eq-coal-error-euclidean`
+        (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     With influences in ``[-1, 1]`` each difference is at most 2, so this lies in
     ``[0, 1]``; the printed form can reach ``√n``.
@@ -688,7 +701,7 @@ def pca_is_determined(X: Any, *, scale: bool = False) -> bool:
 
 def variance_inflation_factors(X: Any) -> np.ndarray:
     """``VIF(a) = 1 / (1 - R²)``, ``R²`` of the least-squares regression (with
-    intercept) of ``a`` on the other attributes: coalitional paper, eq. 5.
+    intercept) of ``a`` on the other attributes: coalitional paper, Eq. (F5).
 
     A perfectly explained attribute gets ``inf``; with a single attribute, VIF = 1.
     """
@@ -935,6 +948,9 @@ def model_groups(
     """Model-based coalition: coalitional paper, Algorithm 1 (§4.1), after ASTRID
     (Henelius et al., 2014).
 
+    Book: :ref:`eq-coal-model-threshold`
+        (notebooks/05-coalitional-explanations/03-time-and-error.ipynb).
+
     With ``fid`` = :func:`permutation_fidelity`, ``L(R)`` the singletons of ``R`` and
     ``F(σ)`` the singletons of the groups already fixed, and the threshold
     ``Δ = fid(L([m])) + δ`` (``δ`` = ``alpha``)::
@@ -1041,8 +1057,11 @@ def model_groups(
 
 
 def group_summary(groups: Sequence[Sequence[int]], d: int) -> dict[str, float]:
-    """Number of groups, their mean size, and the coalitions eq. 4 then evaluates
-    (the quantities of the paper's Figures 3-4, and the cost of §3.2)."""
+    """Number of groups, their mean size, and the coalitions Eq. (F4) then evaluates
+    (the quantities of the paper's Figures 3-4, and the cost of §3.2).
+
+    Book: :ref:`eq-coal-cost` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
+    """
     gs = check_groups(groups, d, overlap=True)
     return {
         "n_groups": len(gs),

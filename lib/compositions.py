@@ -119,6 +119,9 @@ class ShapleyCompositions:
     def efficiency_gap(self) -> np.ndarray:
         """Aitchison distance between ``base ⊕ φ(1) ⊕ ... ⊕ φ(d)`` and ``f(x)``, shape ``(n,)``.
 
+        Book: :ref:`eq-comp-properties`
+            (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
+
         Zero for exact compositions (eq. 8, efficiency).
         """
         total = self.base
@@ -179,6 +182,9 @@ def exact_shapley_compositions(
 ) -> ShapleyCompositions:
     """Exact Shapley compositions (paper eq. 5-7) against a background set.
 
+    Book: :ref:`eq-comp-value`, :ref:`eq-comp-shapley-composition`, :ref:`eq-comp-ilr-shapley`
+        (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
+
     ``= ilr^{-1}`` of :func:`lib.shapley.exact_shapley` applied to ``ilr ∘ f``: the
     value function ``E^A[f(x_S, b_{-S})] = ilr^{-1}(mean_b ilr f(x_S, b_{-S}))`` is the
     interventional game of ``ilr ∘ f`` mapped back, and eq. 7 in ILR coordinates is the
@@ -210,6 +216,9 @@ def adjust_efficiency_compositions(
     eps: float = 1e-6,
 ) -> np.ndarray:
     """Efficiency adjustment of estimated Shapley compositions (paper Appendix E, eq. 18-19).
+
+    Book: :ref:`eq-comp-adjustment`
+        (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
     With ``s_err = f(x) ⊖ f_0 ⊖ ⊕_i φ̂_i`` and one *scalar* weight per feature,
     ``w_i = v_i / (1 + Σ_j v_j)``, ``v_i = tr Σ_i / (ε max_j tr Σ_j)``, each estimate
@@ -666,6 +675,10 @@ def naive_bayes_ilr_terms(
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """The ILR coordinates of a weighted naive Bayes posterior, as a sum of table terms.
 
+    Book: :ref:`eq-nb-posterior` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb);
+        :ref:`eq-comp-nb-evidence`, :ref:`eq-comp-nb-perturbation`, :ref:`eq-comp-nb-additive`
+        (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
+
     For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., eq. 1;
     book eq. ``eq-nb-posterior``) the normalising constant is a scale factor, which
     log-ratios ignore, so in the Aitchison geometry the posterior is a perturbation of
@@ -699,6 +712,11 @@ def naive_bayes_shapley_compositions(
     class_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Exact Shapley compositions of a weighted naive Bayes, in closed form, at linear cost.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-nb-shapley`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-comp-nb-game`,
+        :ref:`eq-comp-nb-shapley`
+        (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
 
     The game is the paper's (Shapley-composition paper, eq. 5-7): the value of a coalition
     ``S`` is the Aitchison expectation ``E^A[f(x_S, X_{-S})] = ilr^{-1} E[ilr f(x_S, X_{-S})]``
@@ -778,6 +796,8 @@ def naive_bayes_geometric_rest(compositions: npt.ArrayLike) -> np.ndarray:
     """Lemaire et al.'s eq. 10 for class ``k`` against the *geometric mean* of the other classes,
     read off naive Bayes Shapley compositions: ``K/(K−1) clr_k φ(i)``, ``(..., K) -> (..., K)``.
 
+    Book: :ref:`eq-nb-multi-geometric` (notebooks/01-naive-bayes/06-multiclass.ipynb).
+
     With ``δ_k = w_i (log P(x_i | k) − E[log P(X_i | k)])``, the closed form of
     :func:`naive_bayes_shapley_compositions` has ``clr_k φ(i) = δ_k − (1/K) Σ_j δ_j``, and
     eq. 10 with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
@@ -793,6 +813,8 @@ def naive_bayes_geometric_rest(compositions: npt.ArrayLike) -> np.ndarray:
 
 def clr_l1_over_l2_bounds(n_parts: int) -> tuple[float, float]:
     """The range of ``‖v‖_1 / ‖v‖_2`` over non-zero ``v ∈ R^K`` with ``Σ_k v_k = 0`` (clr vectors).
+
+    Book: :ref:`eq-nb-multi-band` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     Lower bound ``√2`` (one part ``+a``, one ``−a``, the rest zero); upper bound
     ``2 √(⌊K/2⌋ ⌈K/2⌉ / K)`` (half the parts ``+a``, half ``−b`` with equal sums): if the

@@ -276,6 +276,8 @@ def kernel_shap(
     """KernelSHAP estimates (Lundberg & Lee, 2017) of the Shapley values of ``f``, as
     Lemaire et al. use them in §5.3 (Table 3), with shap's pitfalls handled:
 
+    Book: :ref:`eq-nb-ks-regression` (notebooks/01-naive-bayes/03-kernelshap.ipynb).
+
     * ``l1_reg=False`` by default: shap's default (``"num_features(10)"`` since 0.47)
       keeps at most 10 features and gives the others exactly 0 — unfair with ``d > 10``
       variables (TwoNorm 20, Spam ~30);
@@ -334,6 +336,8 @@ def background_shapley_values(
     positive: Any,
 ) -> tuple[np.ndarray, float]:
     """Eq. 10 with the expectation over the background rows (Lemaire et al., eq. 10; §5.3).
+
+    Book: :ref:`eq-nb-ks-linear` (notebooks/01-naive-bayes/03-kernelshap.ipynb).
 
     ``φ_m = w_m (λ_m(x_m) − mean_b λ_m(b_m))``: eq. 10 with the empirical distribution of
     the background rows in place of ``P(X_m)``. Because the log-odds is additive

@@ -65,6 +65,8 @@ __all__ = [
 class NaiveBayesTables:
     """The tables of a weighted, discretised naive Bayes (Lemaire et al., eq. 1).
 
+    Book: :ref:`eq-nb-posterior` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+
     Attributes
     ----------
     feature_names
@@ -173,6 +175,9 @@ def _positive_index(tables: NaiveBayesTables, positive: Any) -> int:
 def class_log_ratios(tables: NaiveBayesTables, positive: Any) -> tuple[float, list[np.ndarray]]:
     """Prior log-odds and per-part log-ratios ``λ_i(p)`` of one class against the rest.
 
+    Book: :ref:`eq-nb-lambda` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb);
+        :ref:`eq-nb-multi-rest` (notebooks/01-naive-bayes/06-multiclass.ipynb).
+
     ``λ_i(p) = log P(X_i = p | Y = c) − log P(X_i = p | Y ≠ c)``, where
     ``P(X_i = p | Y ≠ c) = Σ_{k≠c} P(k) P(p | k) / Σ_{k≠c} P(k)`` (the rest as one class,
     as in the paper's multiclass extension, §3).  For two classes this is the
@@ -209,6 +214,8 @@ def log_odds_terms(
 ) -> tuple[float, np.ndarray]:
     """The decomposition of eq. 2 (Lemaire et al.): ``LR = bias + Σ_i terms[:, i]``.
 
+    Book: :ref:`eq-nb-log-odds` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+
     ``terms[n, i] = w_i λ_i(x_{n,i})``, the weighted log-ratio of each variable's part.
     """
     parts = tables.check_parts(parts)
@@ -220,7 +227,10 @@ def weight_of_evidence(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> np.ndarray:
     """Weight of Evidence ``WoE_m = w_m log P(x_m | c) / P(x_m | ¬c)`` (Lemaire et al., eq. 15;
-    Good, 1950).  Shape ``(n, d)``."""
+    Good, 1950).  Shape ``(n, d)``.
+
+    Book: :ref:`eq-nb-woe` (notebooks/01-naive-bayes/02-woe-vs-shapley.ipynb).
+    """
     return log_odds_terms(tables, parts, positive)[1]
 
 
@@ -233,6 +243,10 @@ def shapley_values(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[np.ndarray, float]:
     """Exact Shapley values of the log-odds of a weighted naive Bayes (Lemaire et al., eq. 10).
+
+    Book: :ref:`eq-nb-shapley`, :ref:`eq-nb-efficiency`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-nb-shapley-woe`
+        (notebooks/01-naive-bayes/02-woe-vs-shapley.ipynb).
 
     ``φ_m = w_m (λ_m(x_m) − Σ_p P(X_m = p) λ_m(p))``, computed for every row at once:
     the per-part log-ratios and the expectation term are computed once (cost
@@ -281,6 +295,9 @@ def multiclass_shapley(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike
 ) -> tuple[np.ndarray, np.ndarray]:
     """One-vs-rest Shapley values for every class, and the paper's multiclass summary (§3).
+
+    Book: :ref:`eq-nb-multi-class`, :ref:`eq-nb-multi-def`
+        (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     Returns
     -------
@@ -544,7 +561,11 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
         return out
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log P(Y_k | x)`` of Lemaire et al., eq. 1, shape ``(n, K)``."""
+        """``log P(Y_k | x)`` of Lemaire et al., eq. 1, shape ``(n, K)``.
+
+        Book: :ref:`eq-nb-posterior`
+            (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+        """
         j = self._joint_log(X)
         m = j.max(axis=1, keepdims=True)
         return j - (m + np.log(np.exp(j - m).sum(axis=1, keepdims=True)))
@@ -556,7 +577,11 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self._joint_log(X), axis=1)]
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Binary: the log-odds ``log P(Y_1|x)/P(Y_0|x)`` of eq. 2 (classes_[1] positive)."""
+        """Binary: the log-odds ``log P(Y_1|x)/P(Y_0|x)`` of eq. 2 (classes_[1] positive).
+
+        Book: :ref:`eq-nb-log-odds`
+            (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+        """
         if len(self.classes_) != 2:
             raise ValueError("decision_function is the log-odds of a two-class model")
         j = self._joint_log(X)
@@ -571,6 +596,8 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
 
 def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
     """Eq. 2 of Lemaire et al. with each class ``c`` as ``Y_1`` and the others as one class ``Y_0``.
+
+    Book: :ref:`eq-nb-multi-ovr` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     ``LR_c(x) = log P(c)/P(¬c) + Σ_i w_i λ_i(x_i)``, with ``λ_i`` of :func:`class_log_ratios`
     (``P(X_i | ¬c)`` the prior-weighted mixture of the other classes' columns): the value
@@ -592,6 +619,8 @@ def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -
 
 def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
     """The classifier's own log-odds of each class against all the others (Lemaire et al., eq. 1).
+
+    Book: :ref:`eq-nb-multi-posterior` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     ``log P(c | x) / (1 − P(c | x)) = s_c(x) − log Σ_{k≠c} exp s_k(x)`` with the joint
     scores ``s_k(x) = log P(k) + Σ_i w_i log P(X_i = x_i | k)`` of eq. 1.  For two classes

@@ -292,7 +292,6 @@ class TableSpec:
     hypotheses: Mapping[str, str] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
     index_column: bool = False
-    legacy: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ("numeric", "claims"):
@@ -305,7 +304,7 @@ class TableSpec:
             raise ValueError(f"{self.csv}: a {self.setup} set-up needs a 'setup_note' saying what differs and why")
         if self.kind == "numeric" and self.tolerance is None:
             raise ValueError(f"{self.csv}: a numeric table needs a tolerance")
-        if self.kind == "claims" and (self.tolerance is not None or self.explained) and self.legacy is None:
+        if self.kind == "claims" and (self.tolerance is not None or self.explained):
             raise ValueError(
                 f"{self.csv}: a claims table has no tolerance and no explained deviations "
                 "(a claim holds, or it is contradicted)"
@@ -338,35 +337,9 @@ def _papers(root: Path) -> dict[str, str]:
     raw = _read_yaml(root / REGISTRY)
     if not isinstance(raw, dict) or not isinstance(raw.get("papers"), dict):
         raise ValueError(f"{REGISTRY}: expected a mapping 'papers' from BibTeX key to a short name")
-    if set(raw) - {"papers", "tables"}:
+    if set(raw) != {"papers"}:
         raise ValueError(f"{REGISTRY}: holds only 'papers'; tables go in {REGISTRY_DIR}/<chapter>.yaml")
     return {str(k): str(v) for k, v in raw["papers"].items()}
-
-
-def _legacy_specs(root: Path) -> list[TableSpec]:
-    """Entries still in the old single registry (typed tolerances, untested causes).
-
-    Transitional: each chapter moves its entries to ``reproduction/<chapter>.yaml``; until
-    then they are judged by the old rule (a typed tolerance, any stated cause counts) and
-    :func:`check_evidence` lists every one of them as a problem.
-    """
-    raw = _read_yaml(root / REGISTRY)
-    specs = []
-    for entry in raw.get("tables") or []:
-        entry = dict(entry)
-        legacy = {
-            "tolerance": entry.pop("tolerance", 0.0),
-            "tolerance_by": entry.pop("tolerance_by", None),
-            "explained": {str(k): str(v) for k, v in (entry.pop("explained", None) or {}).items()},
-        }
-        if entry.get("kind", "numeric") == "numeric":
-            entry["tolerance"] = {"rule": "last-digit"}  # placeholder, never used for legacy rows
-        specs.append(_parse_spec({**entry, "legacy": legacy}, LEGACY, str(REGISTRY)))
-    return specs
-
-
-#: The chapter name of entries still in the old registry.
-LEGACY = "legacy"
 
 
 def load_papers(root: str | Path | None = None) -> dict[str, str]:
@@ -402,7 +375,6 @@ def load_registry(root: str | Path | None = None) -> list[TableSpec]:
         if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list) or set(raw) - {"tables"}:
             raise ValueError(f"{where}: expected a mapping with a list under 'tables' (and nothing else)")
         specs += [_parse_spec(entry, path.stem, where) for entry in raw["tables"]]
-    specs += _legacy_specs(root)
     names = [s.csv for s in specs]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
@@ -484,11 +456,6 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             continue
         values = {c: str(row[c]) for c in frame.columns}
         note = spec.setup_note if spec.setup != "identified" else ""
-        if spec.legacy is not None:
-            record = _legacy_row(spec, row, item)
-            if record is not None:
-                records.append(record)
-            continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
                 continue
@@ -530,31 +497,6 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     out.insert(0, "table", spec.table)
     out.insert(0, "paper", spec.paper)
     return out[REPORT_COLUMNS]
-
-
-def _legacy_row(spec: TableSpec, row: pd.Series, item: str) -> dict[str, Any] | None:
-    assert spec.legacy is not None
-    cause = next((str(c) for p, c in spec.legacy["explained"].items() if _matches(item, p)), "")
-    note = "legacy entry (tolerance typed, cause untested)" + (f"; {cause}" if cause else "")
-    if spec.kind == "claims":
-        if not is_paper_claim(row[spec.paper_column]):
-            return None
-        holds = _truthy(row[spec.holds_column])
-        status = "reproduced" if holds else ("explained deviation" if cause else "not reproduced")
-        return dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                    difference="", tolerance="", status=status, note=note, evidence="")
-    paper_text = row[spec.paper_column].strip()
-    if paper_text == "":
-        return None
-    tol = spec.legacy["tolerance"]
-    if isinstance(tol, Mapping):
-        tol = tol[str(row[spec.legacy["tolerance_by"]])]
-    paper, ours = float(paper_text), _float(row[spec.ours_column])
-    status = classify(paper, ours, float(tol))
-    if status == "not reproduced" and cause:
-        status = "explained deviation"
-    return dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper, tolerance=float(tol),
-                status=status, note=note, evidence="")
 
 
 def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> pd.DataFrame:
@@ -606,8 +548,6 @@ def check_evidence(specs: Sequence[TableSpec] | None = None, root: str | Path | 
     labels = notebook_labels(root)
     problems = []
     for spec in specs:
-        if spec.legacy is not None:
-            problems.append(f"{spec.csv}: still in {REGISTRY} (typed tolerance, untested causes); move it to {REGISTRY_DIR}/")
         if not (root / f"{spec.shown_in}.ipynb").is_file():
             problems.append(f"{spec.csv}: shown_in {spec.shown_in} is not a notebook")
         if not (root / "data" / "derived" / spec.csv).is_file():

@@ -108,10 +108,13 @@ def coalition_names(features: Sequence[str], mask: int) -> tuple[str, ...]:
 def subset_sums(values: np.typing.ArrayLike) -> np.ndarray:
     """Zeta transform over the last axis: ``out[..., T] = sum_{U ⊆ T} values[..., U]``.
 
+    Book: :ref:`eq-sdp-zeta`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     The last axis must have length ``2**d``.  ``d`` passes of vectorised additions.
     """
     out = np.array(values, dtype=float, copy=True)
-    d = sh._game_size(out.shape[-1])
+    d = sh.game_size(out.shape[-1])
     lead = out.shape[:-1]
     for i in range(d):
         view = out.reshape(lead + (2 ** (d - i - 1), 2, 2**i))
@@ -123,7 +126,7 @@ def _check_distribution(p: np.typing.ArrayLike) -> tuple[np.ndarray, int]:
     p = np.asarray(p, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"the distribution must be a 1-D table over 2**d states, got shape {p.shape}")
-    d = sh._game_size(p.shape[0])
+    d = sh.game_size(p.shape[0])
     if not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError("the distribution must hold finite non-negative probabilities")
     if abs(p.sum() - 1.0) > _SUM_TOL:
@@ -145,6 +148,9 @@ def conditional_game(
     g: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike
 ) -> np.ndarray:
     """``E[g(X) | X_S = x_S]`` for every coalition ``S`` and instance ``x``: ``(n, 2**d)``.
+
+    Book: :ref:`eq-sdp-observational`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     With ``g = f`` this is the observational (conditional) value function of the
     paper's eq. 2.1, ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
@@ -202,6 +208,9 @@ def same_decision_probability(
 ) -> np.ndarray:
     """Exact SDP of every coalition (Amoukou & Brunel, Definition 3.1): ``(n, 2**d)``.
 
+    Book: :ref:`eq-sdp-definition`, :ref:`eq-sdp-zeta`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     ``SDP_S(C; x) = P(C(x_S, X_{-S}) = C(x) | X_S = x_S)`` with
     ``C(z) = 1{f(z) >= threshold}``, the completions ``X_{-S}`` following the true
     conditional distribution derived from ``p``.
@@ -250,6 +259,9 @@ def network_sdp(
 ) -> np.ndarray:
     """SDP of every coalition of ``features`` at ``x`` under a Bayesian network, exactly.
 
+    Book: :ref:`eq-sdp-definition`
+        (notebooks/03-same-decision-probability/02-same-decision-probability.ipynb).
+
     ``features`` defaults to every variable except ``target``; ``f`` (a table over the
     ``2**d`` feature states) defaults to the Bayes classifier's probability
     ``P(target = 1 | X = z)`` of the network.  ``x`` is a dict ``{feature: 0/1}``
@@ -282,7 +294,7 @@ def _check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
-    sh._game_size(s.shape[-1])
+    sh.game_size(s.shape[-1])
     if not np.all(np.isfinite(s)) or np.any(s < 0) or np.any(s > 1):
         raise ValueError("SDPs must be probabilities in [0, 1]")
     return s
@@ -290,6 +302,9 @@ def _check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
 
 def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
     """The swing game of eq. 3.1: ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
+
+    Book: :ref:`eq-sdp-swing-game`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     ``pi`` must lie in ``(0, 1]``.
     """
@@ -333,13 +348,16 @@ class SwingDecomposition:
 def swing_decomposition(game: np.typing.ArrayLike) -> SwingDecomposition:
     """Split the Shapley values of a 0/1 game into swings and reverse swings.
 
+    Book: :ref:`eq-sdp-swing-split`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
+
     Amoukou & Brunel §3.1 and Figure 1 (right).  ``game`` is ``(..., 2**d)`` with
     values in ``{0, 1}`` (e.g. from :func:`swing_game`); ``ValueError`` otherwise.
     """
     v = np.asarray(game, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = sh._game_size(v.shape[-1])
+    d = sh.game_size(v.shape[-1])
     if not np.all((v == 0) | (v == 1)):
         raise ValueError("the swing decomposition needs a simple game with values 0 and 1")
     if d == 0:
@@ -378,7 +396,7 @@ def minimal_sufficient_coalitions(sdp: np.typing.ArrayLike, pi: float) -> np.nda
     # A winning S is minimal iff it is its own only winning subset.
     n_winning_subsets = subset_sums(win)
     minimal = np.flatnonzero((win == 1) & (np.rint(n_winning_subsets) == 1))
-    d = sh._game_size(s.shape[0])
+    d = sh.game_size(s.shape[0])
     size = sh.coalition_masks(d).sum(axis=1)
     return minimal[np.lexsort((minimal, size[minimal]))]
 
@@ -411,6 +429,9 @@ def marginal_game(
     g: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike
 ) -> np.ndarray:
     """Interventional (marginal) value function of every coalition, exactly: ``(n, 2**d)``.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-sdp-interventional-exact`
+        (notebooks/03-same-decision-probability/05-ordinary-shapley-values.ipynb).
 
     ``v_x(S) = E_{X_{-S} ~ P(X_{-S})}[ g(x_S, X_{-S}) ] = sum_z p(z) g(x_S, z_{-S})``:
     the absent features are drawn from their *marginal* distribution, ignoring ``x_S``
@@ -484,7 +505,7 @@ def ordinary_shapley(
         values = marginal_game(g, p, x)
     else:
         raise ValueError(f"game must be 'observational' or 'interventional', got {game!r}")
-    d = sh._game_size(values.shape[-1])
+    d = sh.game_size(values.shape[-1])
     if feature_names is not None and len(feature_names) != d:
         raise ValueError(f"{len(feature_names)} feature names for {d} features")
     rows = np.asarray(x)

@@ -49,6 +49,7 @@ import numpy as np
 
 from lib.bayesnet import state_index
 from lib.sdp import subset_sums
+from lib.shapley import bitmask_rows
 
 __all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp"]
 
@@ -102,6 +103,9 @@ def empirical_sdp(
     min_count: int = 1,
 ) -> EstimatedSDP:
     """SDP of every coalition from the rows of ``data`` that match ``x`` on it.
+
+    Book: :ref:`eq-sdp-est-empirical`
+        (notebooks/03-same-decision-probability/04-estimated-sdp.ipynb).
 
     Plug-in estimate of Amoukou & Brunel, Definition 3.1: the share, among the rows
     ``z`` of ``data`` with ``z_S = x_S``, of those with ``C(z) = C(x)``.
@@ -192,6 +196,8 @@ def forest_sdp(
 ) -> EstimatedSDP:
     """SDP of every coalition from projected-forest cells (see the module docstring).
 
+    Book: :ref:`eq-sdp-est-forest` (notebooks/03-same-decision-probability/04-estimated-sdp.ipynb).
+
     Amoukou & Brunel, Definition 3.1, estimated in the spirit of their ACV library: each
     tree of ``forest`` is projected on ``S`` (splits on variables outside ``S`` ignored,
     ``x`` sent both ways there); the projected cell of ``x`` holds the rows that reach
@@ -247,6 +253,8 @@ def _subset_or(marks: np.ndarray, d: int) -> np.ndarray:
 def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typing.ArrayLike) -> np.ndarray:
     """SDP of every coalition by the path-dependent (cover) estimator of a fitted decision tree.
 
+    Book: :ref:`eq-sdp-acv-path` (notebooks/03-same-decision-probability/06-acv.ipynb).
+
     Amoukou & Brunel, Definition 3.1, estimated as tree SHAP estimates conditional expectations
     (Lundberg et al., 2020, "From local explanations to global understanding with explainable AI
     for trees", the algorithm of reference [4] of the paper's §2.2): at a node splitting on a
@@ -283,7 +291,7 @@ def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typi
     cx = _check_decisions(decision_x, len(sx), "decision_x")
     n_states = 2**d
     coalitions = np.arange(n_states, dtype=np.int64)
-    xbits = (sx[:, None] >> np.arange(d)) & 1                          # (n, d)
+    xbits = bitmask_rows(sx, d)                                        # (n, d)
     left, right, feat, thr = t.children_left, t.children_right, t.feature, t.threshold
     cover = t.weighted_n_node_samples
     leaf_decision = classes[np.argmax(t.value[:, 0, :], axis=1)]

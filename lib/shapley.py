@@ -41,10 +41,12 @@ __all__ = [
     "CountingModel",
     "adjust_efficiency",
     "as_coalition_masks",
+    "bitmask_rows",
     "check_inputs",
     "coalition_masks",
     "coalition_values",
     "exact_shapley",
+    "game_size",
     "interventional_game",
     "mix_rows",
     "sample_shapley",
@@ -69,6 +71,19 @@ ArrayOrFrame = np.ndarray | pd.DataFrame
 # ---------------------------------------------------------------------------
 
 
+def bitmask_rows(bitmasks: np.typing.ArrayLike, d: int) -> np.ndarray:
+    """Boolean membership rows of coalitions given by their bitmasks.
+
+    ``bitmask_rows(S, d)[j, i]`` is ``True`` iff bit ``i`` of ``S[j]`` is set (player ``i``
+    is in the coalition ``S[j]``); shape ``S.shape + (d,)``.  Bitmasks are read as int64,
+    so ``d <= 62``.
+    """
+    if not 0 <= d <= 62:
+        raise ValueError(f"bitmasks as int64 hold 0 to 62 players, got d={d}")
+    s = np.asarray(bitmasks, dtype=np.int64)
+    return ((s[..., None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+
+
 def coalition_masks(d: int) -> np.ndarray:
     """Boolean membership matrix of all ``2**d`` coalitions.
 
@@ -77,8 +92,7 @@ def coalition_masks(d: int) -> np.ndarray:
     """
     if d < 0:
         raise ValueError(f"the number of players must be >= 0, got {d}")
-    s = np.arange(2**d, dtype=np.int64)
-    return ((s[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+    return bitmask_rows(np.arange(2**d, dtype=np.int64), d)
 
 
 def _popcount(d: int) -> np.ndarray:
@@ -87,6 +101,9 @@ def _popcount(d: int) -> np.ndarray:
 
 def shapley_weights(d: int) -> np.ndarray:
     """Shapley weights ``w(s) = s! (d-s-1)! / d!`` for coalition sizes ``s = 0 .. d-1``.
+
+    Book: :ref:`eq-found-shapley` (book/foundations.md); :ref:`eq-coal-weights`
+        (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     Shapley (1953); book eq. ``eq-found-shapley``.  Computed as
     ``1 / (d * C(d-1, s))``, which is exact in floating point for the sizes used here.
@@ -109,7 +126,11 @@ def _dense_operator(d: int) -> np.ndarray:
     return op
 
 
-def _game_size(n_coalitions: int) -> int:
+def game_size(n_coalitions: int) -> int:
+    """The number of players ``d`` of a game given by its ``2**d`` coalition values.
+
+    Raises ``ValueError`` unless ``n_coalitions`` is a power of two.
+    """
     d = int(n_coalitions).bit_length() - 1
     if n_coalitions < 1 or 2**d != n_coalitions:
         raise ValueError(
@@ -121,6 +142,10 @@ def _game_size(n_coalitions: int) -> int:
 
 def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
     """Exact Shapley values of games given by all their coalition values.
+
+    Book: :ref:`eq-found-shapley` (book/foundations.md); :ref:`eq-found-shapley-sum`
+        (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-shapley-def`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
 
     Shapley (1953), book eq. ``eq-found-shapley``.
 
@@ -144,7 +169,7 @@ def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = _game_size(v.shape[-1])
+    d = game_size(v.shape[-1])
     if not np.all(np.isfinite(v)):
         raise ValueError("the game has NaN or infinite coalition values")
     if d == 0:
@@ -299,8 +324,7 @@ def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
     if min(ints) < 0 or max(ints) >= 1 << d:
         raise ValueError(f"coalitions must be bitmasks in [0, 2**{d})")
     if d <= 62:
-        arr = np.asarray(ints, dtype=np.int64)
-        return ((arr[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+        return bitmask_rows(ints, d)
     return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
 
 
@@ -314,6 +338,9 @@ def coalition_values(
     allow_nan: bool = False,
 ) -> np.ndarray:
     """The interventional game on an explicit list of coalitions, for any number of features.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+        (notebooks/00-foundations/01-shapley-values.ipynb).
 
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` (book eq. ``eq-found-interventional``;
     Štrumbelj & Kononenko, 2014) for each row of ``X`` and each coalition in
@@ -369,6 +396,11 @@ def interventional_game(
 ) -> np.ndarray:
     """All ``2**d`` coalition values of the interventional game of each row of ``X``.
 
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+        (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-value-function`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-nb-ks-game`
+        (notebooks/01-naive-bayes/03-kernelshap.ipynb).
+
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` over the ``m`` background rows
     (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
     ``eq-found-interventional``).
@@ -423,7 +455,7 @@ def interventional_game(
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
     if coalitions is None and not isinstance(X, pd.DataFrame) and d > 0:
         return _full_game(f, X, background, max_rows_per_call)
-    masks = ((chosen[:, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+    masks = bitmask_rows(chosen, d)
     values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
         return values
@@ -622,7 +654,7 @@ def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: 
         outs = []
         for lo in range(0, n_distinct, max_rows_per_call):
             sel = first[lo : lo + max_rows_per_call]
-            present = ((T[sel, None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
+            present = bitmask_rows(T[sel], d)
             rows = np.where(present, X[start + inst[sel]], background[b[sel]])
             outs.append(_evaluate(f, rows, len(sel)))
         if len({o.shape[1:] for o in outs}) > 1:
@@ -719,7 +751,10 @@ class ShapleyResult:
     method: str = "exact"
 
     def efficiency_gap(self) -> np.ndarray:
-        """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values."""
+        """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.
+
+        Book: :ref:`eq-found-efficiency` (book/foundations.md).
+        """
         return self.outputs - self.base_values - self.values.sum(axis=1)
 
     def to_explanation(self, output: int | None = None) -> Any:
@@ -771,6 +806,8 @@ def exact_shapley(
     max_features: int = MAX_EXACT_FEATURES,
 ) -> ShapleyResult:
     """Exact interventional Shapley values of a model output, by enumeration.
+
+    Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
 
     Evaluates the interventional game (book eq. ``eq-found-interventional``) on all
     ``2**d`` coalitions against every background row, then applies the Shapley
@@ -826,6 +863,8 @@ def adjust_efficiency(
     eps: float = 1e-6,
 ) -> np.ndarray:
     """Spread the efficiency error of estimated Shapley values, more where less precise.
+
+    Book: :ref:`eq-found-efficiency-adjustment` (notebooks/00-foundations/01-shapley-values.ipynb).
 
     With ``err = total - sum_i phi_i`` (``total = f(x) - f_0``), each estimate moves by
     ``w_i * err`` where ``w_i = v_i / (1 + sum_j v_j)`` and
@@ -957,6 +996,9 @@ def sample_shapley(
     allow_nan: bool = False,
 ) -> ShapleyResult:
     """Permutation-sampling estimates of interventional Shapley values.
+
+    Book: :ref:`eq-found-shapley-perm`, :ref:`eq-found-sampling`
+        (notebooks/00-foundations/01-shapley-values.ipynb).
 
     Štrumbelj & Kononenko (2014).  Each sample for feature ``i`` draws a random
     permutation and a random background row ``w`` and records

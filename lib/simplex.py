@@ -156,7 +156,10 @@ def _close_log(logx: np.ndarray) -> np.ndarray:
 
 
 def perturb(x: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
-    """Perturbation ``x ⊕ y = C(x_1 y_1, ..., x_N y_N)`` (paper §3.1): the simplex's addition."""
+    """Perturbation ``x ⊕ y = C(x_1 y_1, ..., x_N y_N)`` (paper §3.1): the simplex's addition.
+
+    Book: :ref:`eq-comp-operations` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
+    """
     a = check_composition(x, "x")
     b = check_composition(y, "y")
     if a.shape[-1] != b.shape[-1]:
@@ -166,6 +169,8 @@ def perturb(x: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
 
 def power(alpha: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
     """Powering ``α ⊙ x = C(x_1^α, ..., x_N^α)`` (paper §3.1): multiplication by a scalar.
+
+    Book: :ref:`eq-comp-operations` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
     ``alpha`` broadcasts against the leading axes of ``x`` (a scalar, or shape
     ``x.shape[:-1]``).
@@ -178,7 +183,10 @@ def power(alpha: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
 
 
 def difference(x: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
-    """``x ⊖ y = x ⊕ ((-1) ⊙ y) = C(x_1/y_1, ..., x_N/y_N)`` (paper §4, eq. 5)."""
+    """``x ⊖ y = x ⊕ ((-1) ⊙ y) = C(x_1/y_1, ..., x_N/y_N)`` (paper §4, eq. 5).
+
+    Book: :ref:`eq-comp-operations` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
+    """
     a = check_composition(x, "x")
     b = check_composition(y, "y")
     if a.shape[-1] != b.shape[-1]:
@@ -195,6 +203,9 @@ def uniform(n_parts: int) -> np.ndarray:
 
 def aitchison_mean(x: npt.ArrayLike, axis: int = 0) -> np.ndarray:
     """Expectation under the Aitchison measure of a sample of compositions.
+
+    Book: :ref:`eq-comp-value`
+        (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
     ``E^A[Y] = ilr^{-1}(E[ilr Y])`` (paper §4, after eq. 6; Pawlowsky-Glahn et al.,
     2015), which for any ILR basis equals the closed geometric mean of the sample,
@@ -214,7 +225,10 @@ def aitchison_mean(x: npt.ArrayLike, axis: int = 0) -> np.ndarray:
 
 
 def clr(x: npt.ArrayLike) -> np.ndarray:
-    """Centred log-ratio ``clr(x) = log(x / g(x))``, ``g`` the geometric mean of the parts."""
+    """Centred log-ratio ``clr(x) = log(x / g(x))``, ``g`` the geometric mean of the parts.
+
+    Book: :ref:`eq-comp-inner` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
+    """
     lx = np.log(check_composition(x))
     return lx - lx.mean(axis=-1, keepdims=True)
 
@@ -229,6 +243,8 @@ def clr_inv(z: npt.ArrayLike) -> np.ndarray:
 
 def inner(x: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
     """Aitchison inner product (paper §3.1).
+
+    Book: :ref:`eq-comp-inner` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
     ``<x, y>_a = 1/(2N) Σ_i Σ_j log(x_i/x_j) log(y_i/y_j)``, computed as
     ``clr(x) · clr(y)`` (the two are equal: expand the double sum).
@@ -303,6 +319,8 @@ def helmert_sbp(n_parts: int) -> np.ndarray:
 
 def helmert_basis(n_parts: int) -> np.ndarray:
     """Gram-Schmidt ILR basis of Egozcue et al. (2003), shape ``(N, N-1)``.
+
+    Book: :ref:`eq-comp-helmert` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
     Column ``j`` (``j = 1 .. N-1`` in the text) is
     ``sqrt(j/(j+1)) * (1/j, ..., 1/j, -1, 0, ..., 0)`` with ``j`` entries ``1/j``:
@@ -387,6 +405,8 @@ def _basis_for(n_parts: int, basis: npt.ArrayLike | None) -> np.ndarray:
 def ilr(x: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:
     """Isometric log-ratio coordinates ``ilr(x) = clr(x) @ V`` (paper §3.2), shape ``(..., N-1)``.
 
+    Book: :ref:`eq-comp-ilr` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
+
     ``basis=None`` uses :func:`helmert_basis` (the basis of the paper's Figures 1-2);
     otherwise a validated ``(N, N-1)`` basis, e.g. from :func:`sbp_basis`.
     """
@@ -395,7 +415,10 @@ def ilr(x: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:
 
 
 def ilr_inv(z: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:
-    """Inverse ILR: ``C(exp(z @ V.T))``, shape ``(..., N)`` with ``N = z.shape[-1] + 1``."""
+    """Inverse ILR: ``C(exp(z @ V.T))``, shape ``(..., N)`` with ``N = z.shape[-1] + 1``.
+
+    Book: :ref:`eq-comp-ilr` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
+    """
     arr = _check_real(z, "ILR coordinates")
     V = _basis_for(arr.shape[-1] + 1, basis)
     return _close_log(arr @ V.T)
@@ -408,6 +431,9 @@ def ilr_inv(z: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:
 
 def class_composition_p(n_parts: int) -> float:
     """The off-class part ``p`` of a unit-norm class-composition (paper Appendix B, eq. 15).
+
+    Book: :ref:`eq-comp-class-composition`
+        (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
     ``p = exp(-sqrt(N/(N-1))) / (1 + (N-1) exp(-sqrt(N/(N-1))))``.
     """
@@ -439,6 +465,8 @@ _SCIPY_METHODS = ("single", "complete", "average", "weighted")
 
 def balance_coefficients(signs: npt.ArrayLike) -> np.ndarray:
     """clr coefficients of the balances of *any* rows of signs, shape ``(N, m)``.
+
+    Book: :ref:`eq-comp-balance` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
     Row ``j`` of ``signs`` (``(m, N)``, entries in ``{+1, -1, 0}``, at least one of each
     sign) gives the balance of eq. ``eq-comp-balance`` (Egozcue & Pawlowsky-Glahn, 2005;
@@ -514,6 +542,9 @@ def class_mahalanobis(
     covariance: str = "pair",
 ) -> np.ndarray:
     """Mahalanobis distances between the classes in ILR output space, shape ``(N, N)``.
+
+    Book: :ref:`eq-comp-mahalanobis`
+        (notebooks/02-shapley-compositions/05-digits-ten-classes.ipynb).
 
     ``P`` ``(n, N)``: a classifier's probabilities for ``n`` rows whose true classes are
     ``labels`` (integers ``0 .. N-1``, at least 2 rows per class).  With ``μ_k`` the mean

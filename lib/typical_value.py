@@ -56,6 +56,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from scipy.special import logsumexp
 
 from .naive_bayes import NaiveBayesTables
 from .shapley import ShapleyResult, mix_rows
@@ -79,7 +80,6 @@ __all__ = [
     "integral_contributions",
     "nb_leave_one_out",
     "nb_log_c",
-    "nb_log_joint",
     "nb_typical_log_odds",
     "sample_naive_bayes",
     "simulate",
@@ -470,6 +470,8 @@ def integral_contributions(
 ) -> ShapleyResult:
     """The draft's integral variant: ``X_k`` marginalised over its empirical distribution.
 
+    Book: :ref:`eq-tv-integral` (notebooks/04-typical-value-contributions/01-derivation.ipynb).
+
     Typical-value draft, "More on evaluating p_{-k}":
     ``P(y | x_{-k}) ≈ (1/m) Σ_j f(x_1, …, b_{jk}, …, x_p)`` over the ``m`` background rows
     ``b_j`` (the empirical marginal of ``X_k``; the draft writes the density weights
@@ -526,25 +528,13 @@ def _lik_terms(tables: NaiveBayesTables, parts: np.ndarray) -> np.ndarray:
     return np.stack([np.log(lik[parts[:, k]]) for k, lik in enumerate(tables.likelihood)], axis=1)
 
 
-def nb_log_joint(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """``log P(y, x) = log P(y) + Σ_k log P(x_k | y)`` for every class, ``(n, K)``.
-
-    The naive Bayes factorisation (typical-value draft, first display; Lemaire et al., eq. 1
-    with unit weights). ``P(x)`` is the log-sum-exp over classes.
-    """
-    parts = _nb_checked(tables, parts)
-    return np.log(tables.prior) + _lik_terms(tables, parts).sum(axis=1)
-
-
-def _logsumexp(a: np.ndarray, axis: int) -> np.ndarray:
-    m = a.max(axis=axis, keepdims=True)
-    return np.squeeze(m, axis) + np.log(np.exp(a - m).sum(axis=axis))
-
-
 def nb_leave_one_out(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``log p_{-k} = log P(c | x) − log P(c | x_{-k})`` of a naive Bayes model.
+
+    Book: :ref:`eq-tv-minus-k`, :ref:`eq-tv-p-minus-k`
+        (notebooks/04-typical-value-contributions/01-derivation.ipynb).
 
     Typical-value draft, definition of ``p_{-k}``; under the naive Bayes assumption
     ``P(c | x_{-k}) = P(c) Π_{i≠k} P(x_i | c) / P(x_{-k})`` (the factor of ``x_k`` dropped:
@@ -564,20 +554,23 @@ def nb_leave_one_out(
         raise ValueError(f"positive class {positive!r} is not one of the classes {list(tables.classes)}")
     lik = _lik_terms(tables, parts)  # (n, d, K)
     joint = np.log(tables.prior) + lik.sum(axis=1)  # (n, K)
-    log_px = _logsumexp(joint, axis=1)  # (n,)
-    log_px_minus = _logsumexp(joint[:, None, :] - lik, axis=2)  # (n, d)
+    log_px = logsumexp(joint, axis=1)  # (n,)
+    log_px_minus = logsumexp(joint[:, None, :] - lik, axis=2)  # (n, d)
     return lik[:, :, c] + log_px_minus - log_px[:, None], joint[:, c] - log_px
 
 
 def nb_log_c(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
     """The draft's ``log C(x)``, with ``P(y | x) = C(x) P(y) Π_k p_{-k}`` (chapter eq.
     ``eq-tv-c``): ``log C(x) = (d − 1) log P(x) − Σ_k log P(x_{-k})``, the same for every
-    class. Shape ``(n,)``."""
+    class. Shape ``(n,)``.
+
+    Book: :ref:`eq-tv-c` (notebooks/04-typical-value-contributions/01-derivation.ipynb).
+    """
     parts = _nb_checked(tables, parts)
     lik = _lik_terms(tables, parts)
     joint = np.log(tables.prior) + lik.sum(axis=1)
-    log_px = _logsumexp(joint, axis=1)
-    log_px_minus = _logsumexp(joint[:, None, :] - lik, axis=2)
+    log_px = logsumexp(joint, axis=1)
+    log_px_minus = logsumexp(joint[:, None, :] - lik, axis=2)
     return (lik.shape[1] - 1) * log_px - log_px_minus.sum(axis=1)
 
 
@@ -585,6 +578,9 @@ def nb_typical_log_odds(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, typical_parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[np.ndarray, float]:
     """Typical-value contributions of a naive Bayes model on the log-odds, in closed form.
+
+    Book: :ref:`eq-tv-logodds`, :ref:`eq-tv-nb-logit`
+        (notebooks/04-typical-value-contributions/01-derivation.ipynb).
 
     The log-odds is additive, ``L(x) = log P(c)/P(¬c) + Σ_k λ_k(x_k)`` (Lemaire et al.,
     eq. 2), so replacing ``x_k`` by ``x̄_k`` changes it by ``λ_k(x_k) − λ_k(x̄_k)``
@@ -642,7 +638,10 @@ def _check_joint(joint: np.typing.ArrayLike) -> np.ndarray:
 
 def nb_joint(tables: NaiveBayesTables) -> np.ndarray:
     """The full joint table ``P(y, x) = P(y) Π_k P(x_k | y)`` of a naive Bayes model,
-    shape ``(K, P_1, …, P_d)`` (typical-value draft, first display)."""
+    shape ``(K, P_1, …, P_d)`` (typical-value draft, first display).
+
+    Book: :ref:`eq-tv-nb` (notebooks/04-typical-value-contributions/01-derivation.ipynb).
+    """
     if not np.all(tables.weights == 1):
         raise ValueError("a weighted naive Bayes is not the posterior of a joint distribution")
     out = np.asarray(tables.prior, dtype=float).copy()
@@ -653,6 +652,9 @@ def nb_joint(tables: NaiveBayesTables) -> np.ndarray:
 
 def joint_leave_one_out(joint: np.typing.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact ``log P(y | x)``, ``log p_{-k}`` and the draft's ``log C`` for *any* discrete joint.
+
+    Book: :ref:`eq-tv-p-minus-k`, :ref:`eq-tv-c`, :ref:`eq-tv-decomposition`
+        (notebooks/04-typical-value-contributions/01-derivation.ipynb).
 
     Typical-value draft, definitions of ``p_{-k}`` and ``C``: with
     ``P(y | x_{-k}) = Σ_{x_k} P(y, x) / Σ_{y, x_k} P(y, x)`` (no independence assumed),
@@ -879,6 +881,8 @@ def compare_with_shapley(
     clip: float | None = None,
 ) -> tuple[pd.DataFrame, ShapleyResult]:
     """Per-row agreement of the typical-value and integral contributions with exact Shapley values.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md).
 
     The chapter's evaluation protocol (the draft's "Further work": evaluation on real data).
     For each explained row and each scale ``s`` in ``{log f, logit f}``:

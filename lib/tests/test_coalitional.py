@@ -1,4 +1,4 @@
-"""Tests of lib.coalitional: eq. 1-4 against brute force, costs, eq. 6-7, grouping methods."""
+"""Tests of lib.coalitional: Eq. (F1)-(F4) against brute force, costs, Eq. (F6)-(F7), grouping methods."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from lib import coalitional as co
 
 
 def brute_shapley_on(v: dict[frozenset, float], players: list[int]) -> dict[int, float]:
-    """Eq. 1-2 written literally with itertools over a dict-valued game."""
+    """Eq. (F1)-(F2) written literally with itertools over a dict-valued game."""
     n = len(players)
     out = {}
     for i in players:
@@ -89,7 +89,7 @@ def test_subset_masks():
         co.subset_masks([1, 1])
 
 
-# ------------------------------------------------------------------ eq. 1-4
+# ------------------------------------------------------------------ Eq. (F1)-(F4)
 
 
 @settings(max_examples=40, deadline=None)
@@ -105,7 +105,7 @@ def test_complete_influence_is_brute_force_eq1(d, seed):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_coalitional_is_brute_force_eq4_on_each_group(d, seed):
-    """Eq. 4 literally: Shapley sum over the subsets of g, weights of a |g|-player game."""
+    """Eq. (F4) literally: Shapley sum over the subsets of g, weights of a |g|-player game."""
     rng = np.random.default_rng(seed)
     v = rng.normal(size=2**d)
     groups = random_partition(rng, d)
@@ -224,13 +224,13 @@ def test_interventional_values_match_engine_and_count_calls():
     assert np.allclose(co.complete_influence(full), exact_shapley(_linear_model, X, B).values)
 
     groups = [[0, 1], [2, 3, 4]]
-    f = co.CallCounter(_linear_model)
+    f = sh.CountingModel(_linear_model)
     part = co.interventional_values(f, X, B, co.coalitions_needed(groups, d))
     n_coal = 1 + 3 + 7
     assert f.rows == n * n_coal * m
     assert np.isnan(part).sum() == n * (2**d - n_coal)
     assert np.allclose(co.coalitional_influence(part, groups), co.coalitional_influence(full, groups))
-    g = co.CallCounter(_linear_model)
+    g = sh.CountingModel(_linear_model)
     co.interventional_values(g, X, B)
     assert g.rows == n * 2**d * m
 
@@ -288,7 +288,7 @@ def test_retrained_game_dataframe_and_bad_input():
         rg.game(X.iloc[:, :2])
 
 
-# ------------------------------------------------------------------ eq. 6-7
+# ------------------------------------------------------------------ Eq. (F6)-(F7)
 
 
 def test_error_scores_closed_forms():
@@ -485,7 +485,7 @@ def test_model_groups_threshold_extremes():
 def test_model_groups_partition_trace_and_cost():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(600, 5))
-    calls = co.CallCounter(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
+    calls = sh.CountingModel(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
     trace: list = []
     gs = co.model_groups(calls, X, 0.1, trace=trace)
     co.check_groups(gs, 5)  # a partition: disjoint and covering, else ValueError

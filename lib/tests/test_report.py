@@ -18,11 +18,6 @@ import yaml
 import lib.report as report
 from lib.data import REPO_ROOT
 
-#: Chapters whose entries are still in the old single registry while their notebooks are
-#: migrated to the rules of CONTRIBUTING.md §1. The list only shrinks; empty at the end.
-NOT_YET_MIGRATED: set[str] = set()
-
-
 def _write(root: Path, tables: list[dict], csvs: dict[str, str], papers: dict | None = None,
            notebooks: dict[str, list[str]] | None = None) -> None:
     derived = root / "data" / "derived"
@@ -255,14 +250,11 @@ def test_real_registry_evidence() -> None:
     bib = (REPO_ROOT / "book" / "references.bib").read_text(encoding="utf-8")
     for key in papers:
         assert "{" + key + "," in bib, f"{key} is not a key of book/references.bib"
-    problems = [p for p in report.check_evidence(specs, REPO_ROOT) if p.split(":", 1)[0] not in NOT_YET_MIGRATED]
-    assert problems == []
+    assert report.check_evidence(specs, REPO_ROOT) == []
     for spec in specs:
         text = (REPO_ROOT / f"{spec.shown_in}.ipynb").read_text(encoding="utf-8")
         # The notebook named as the table's source writes it (its name appears in its code).
         assert spec.csv in text or spec.csv.removesuffix(".csv") in text, f"{spec.shown_in} does not mention {spec.csv}"
-    legacy = {s.csv for s in specs if s.legacy is not None}
-    assert legacy <= NOT_YET_MIGRATED, f"new entries must use the chapter registries: {sorted(legacy - NOT_YET_MIGRATED)}"
 
 
 def test_ranked_breaks_ties_by_label_not_by_rounding_noise():
@@ -282,11 +274,15 @@ def test_ranked_breaks_ties_by_label_not_by_rounding_noise():
         report.stable_order(np.array([1.0, np.nan]))
 
 
-def test_every_chapter_is_migrated() -> None:
-    # the old single registry holds only the papers' names: every table is in a chapter registry
-    legacy = yaml.safe_load((REPO_ROOT / "data" / "derived" / "reproduction.yaml").read_text(encoding="utf-8"))
-    assert set(legacy) == {"papers"}
-    assert NOT_YET_MIGRATED == set()
+def test_papers_registry_holds_only_papers(tmp_path: Path) -> None:
+    # the top registry names the papers; a table there (the old single registry) is refused
+    papers = yaml.safe_load((REPO_ROOT / "data" / "derived" / "reproduction.yaml").read_text(encoding="utf-8"))
+    assert set(papers) == {"papers"}
+    _write(tmp_path, [], {})
+    registry = tmp_path / "data" / "derived" / "reproduction.yaml"
+    registry.write_text(yaml.safe_dump({"papers": {"p1": "Paper one"}, "tables": [{"csv": "t.csv"}]}))
+    with pytest.raises(ValueError, match="holds only 'papers'"):
+        report.load_registry(root=tmp_path)
 
 
 def test_model_differs_setup(tmp_path: Path) -> None:
