@@ -39,7 +39,7 @@ from sklearn.metrics import roc_auc_score
 from lib import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
-from lib.parallel import add_parallel_arguments, run_units
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 #: the ten data sets of the paper, in the order of its Table 1, and their names there
 DATASETS = {
@@ -134,8 +134,9 @@ def main(argv: list[str] | None = None) -> int:
             done = pd.DataFrame(pending.pop(name)).sort_values("replicate")
             done.to_csv(OUT_DIR / f"{name}.csv", index=False, float_format="%.10g")
 
-    run_units(units, partial(replicate_unit, seed=args.seed), n_jobs=args.n_jobs, backend=args.backend,
-              desc="data set x replicate", unit="fit", on_result=write_when_complete)
+    with parallel_engine(args):
+        run_units(units, partial(replicate_unit, seed=args.seed), n_jobs=args.n_jobs, backend=args.backend,
+                  desc="data set x replicate", unit="fit", on_result=write_when_complete)
     table = gather()
     table.to_csv(GATHERED, index=False, float_format="%.10g")
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):
