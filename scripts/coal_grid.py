@@ -56,7 +56,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
-from lib.parallel import add_parallel_arguments, gather_unit_csvs, run_units, write_unit_csv  # noqa: E402
+from lib.parallel import add_parallel_arguments, gather_unit_csvs, parallel_engine, run_units, write_unit_csv  # noqa: E402
 
 #: The paper's six classifiers (§5.1), as scikit-learn stand-ins for its Weka/OpenML flows.
 CLASSIFIERS = {
@@ -168,8 +168,9 @@ def main(argv: list[str] | None = None) -> None:
         deadline = None if args.budget_minutes is None else time.time() + 60 * args.budget_minutes
         fn = partial(run_and_write, deadline=deadline, alphas=args.alphas, methods=args.methods,
                      n_explain=args.explain, fidelity_rows=args.fidelity_rows, seed=args.seed)
-        done = run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier",
-                         unit="pair")
+        with parallel_engine(args):
+            done = run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier",
+                             unit="pair")
         skipped = [f"{n} x {c}" for (c, n), ok in zip(todo, done) if not ok]
         if skipped:
             tqdm.write(f"budget reached: {len(skipped)} pairs not started ({', '.join(skipped)})")

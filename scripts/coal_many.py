@@ -66,7 +66,7 @@ import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib import shapley as sh  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
-from lib.parallel import add_parallel_arguments, gather_unit_csvs, run_units, write_unit_csv  # noqa: E402
+from lib.parallel import add_parallel_arguments, gather_unit_csvs, parallel_engine, run_units, write_unit_csv  # noqa: E402
 
 #: The data sets of the issue: the book's cached sets with many attributes.
 DATASETS = ("ionosphere", "cervical", "spambase", "german-numeric", "adult")
@@ -229,9 +229,10 @@ def main(argv: list[str] | None = None) -> None:
     if not args.gather_only:
         pairs = [(name, kind) for name in args.datasets for kind in args.classifiers
                  if args.force or not (OUT_DIR / f"{name}__{kind}.csv").exists()]
-        run_units(pairs, partial(run_and_write, n_explain=args.explain, n_background=args.background,
-                                 fidelity_rows=args.fidelity_rows, seed=args.seed),
-                  n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier", unit="pair")
+        with parallel_engine(args):
+            run_units(pairs, partial(run_and_write, n_explain=args.explain, n_background=args.background,
+                                     fidelity_rows=args.fidelity_rows, seed=args.seed),
+                      n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier", unit="pair")
     table = gather()
     print(f"gathered {len(table)} rows from {table.groupby(['data set', 'classifier']).ngroups} "
           f"(data set, classifier) pairs into {OUT_CSV.relative_to(REPO_ROOT).as_posix()}")

@@ -31,7 +31,7 @@ from sklearn.svm import SVC
 
 import lib
 from lib import compositions as cp
-from lib.parallel import add_parallel_arguments, run_units
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 #: Budgets, in samples per explained row (each sample = 2 model rows).
 BUDGETS = [2**k for k in range(4, 15)]
@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> None:
     model, explain, background, exact = setup()
     todo = [s for s in range(args.seeds) if args.force or not (parts / f"iris-seed{s:02d}.csv").exists()]
     fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)
-    run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
+    with parallel_engine(args):
+        run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
     files = sorted(parts.glob("iris-seed*.csv"))
     table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     table.insert(0, "setup", "iris-svm")

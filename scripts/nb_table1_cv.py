@@ -35,7 +35,7 @@ from sklearn.model_selection import StratifiedKFold
 
 from lib import data
 from lib import khiops_nb as kn
-from lib.parallel import add_parallel_arguments, run_units
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 #: the ten data sets of the paper, in the order of its Table 1, and their names there
 DATASETS = {
@@ -113,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     kn.require_khiops()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     todo = [n for n in args.datasets if args.force or not (OUT_DIR / f"{n}.csv").exists()]
-    run_units(todo, partial(run_dataset, folds=args.folds, seed=args.seed), n_jobs=args.n_jobs,
-              backend=args.backend, desc="data sets", unit="data set")
+    with parallel_engine(args):
+        run_units(todo, partial(run_dataset, folds=args.folds, seed=args.seed), n_jobs=args.n_jobs,
+                  backend=args.backend, desc="data sets", unit="data set")
     table = gather()
     table.to_csv(GATHERED, index=False)
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):

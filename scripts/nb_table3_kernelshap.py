@@ -55,7 +55,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
-from lib.parallel import add_parallel_arguments, run_units  # noqa: E402
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 #: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
 #: correlations as printed (text: their last digit sets the reproduction report's tolerance).
@@ -210,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown data sets {unknown}; choose among {list(PAPER['dataset'])}")
     if args.seeds is not None and args.name_suffix:
         ap.error("--seeds writes under seed-<S>/: no --name-suffix")
+    args.out_dir = args.out_dir.resolve()  # the workers (on a cluster, other processes) write there
     args.out_dir.mkdir(parents=True, exist_ok=True)
     if not args.gather_only:
         if args.seeds is None:
@@ -224,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
                        f"Kendall {s['kendall proba']:.4f}")
 
         fn = partial(run_unit, n_explain=args.rows, suffix=args.name_suffix, progress=args.n_jobs == 1)
-        run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="Table 3", unit="run",
-                  on_result=report)
+        with parallel_engine(args):
+            run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="Table 3", unit="run",
+                      on_result=report)
     if not args.no_gather:
         table, table_lo = gather(args.out_dir)
         table.to_csv(TABLE, index=False)

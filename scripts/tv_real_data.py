@@ -45,7 +45,7 @@ from tqdm import tqdm
 
 from lib import data
 from lib import typical_value as tv
-from lib.parallel import add_parallel_arguments, run_units
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 DATASETS = tv.REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
 PROTOCOL = tv.REAL_DATA_PROTOCOL  # lib.typical_value.prepare_real_data's parameters
@@ -150,8 +150,9 @@ def main(argv: list[str] | None = None) -> None:
     # many times slower than one thread (and results do not depend on it)
     if not args.gather_only:
         todo = [n for n in args.datasets if args.force or not is_done(n)]
-        run_units(todo, partial(run_unit, force=args.force, progress=args.n_jobs == 1),
-                  n_jobs=args.n_jobs, backend=args.backend, desc="data sets", unit="data set")
+        with parallel_engine(args):
+            run_units(todo, partial(run_unit, force=args.force, progress=args.n_jobs == 1),
+                      n_jobs=args.n_jobs, backend=args.backend, desc="data sets", unit="data set")
     with threadpool_limits(limits=1):
         gather(list(DATASETS))
 
