@@ -254,19 +254,20 @@ class ReproductionReport(Directive):
         for spec in specs:
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
             rows = table[table["table"] == spec.table]
-            setup = (
-                "the paper's set-up is identified"
-                if spec.setup == "identified"
-                else f"**set-up guessed**: {spec.setup_note.strip()}"
-            )
+            setup = {
+                "identified": "the paper's set-up is identified",
+                "guessed": f"**set-up guessed**: {spec.setup_note.strip()}",
+                "model-differs": f"**the model is not the paper's**: {spec.setup_note.strip()}",
+            }[spec.setup]
             if spec.kind == "claims":
-                rule = "claims: reproduced when they hold on our numbers, contradicted otherwise"
+                rule = ("claims: reproduced when they hold on our numbers, contradicted otherwise"
+                        if spec.setup == "identified" else
+                        "claims: consistent when they hold on our numbers, not reproduced otherwise")
             elif spec.tolerance is not None and spec.tolerance.rule == "last-digit":
                 rule = "tolerance: one unit of the paper's last printed digit (a deterministic quantity)"
             else:
                 assert spec.tolerance is not None
                 rule = (
-                    "tolerance: legacy, typed (not yet measured)" if spec.legacy is not None else
                     f"tolerance: from the {{ref}}`measured spread <{spec.tolerance.cell}>` "
                     f"(`data/derived/{spec.tolerance.source.csv}`)"
                 )
