@@ -49,6 +49,7 @@ __all__ = [
     "REGISTRY_DIR",
     "STATUSES",
     "BOOK_INFERENCE",
+    "DERIVATION",
     "NOT_A_CLAIM",
     "NOT_SCORED",
     "Evidence",
@@ -56,6 +57,8 @@ __all__ = [
     "TableSpec",
     "Tolerance",
     "check_evidence",
+    "claim_summary",
+    "claims",
     "classify",
     "is_paper_claim",
     "last_digit_tolerance",
@@ -83,6 +86,12 @@ NOT_A_CLAIM = ("", "not claimed", "assumption")
 BOOK_INFERENCE = "implied"
 #: What a notebook shows for a row of its claims table that the report does not score.
 NOT_SCORED = "not scored (not a claim of the paper)"
+#: The status of a row that cannot fail: an identity, or a consequence of the book's own
+#: definitions (efficiency of an exact computation, an angle fixed by the basis). Shown apart,
+#: with the reason, and never counted as reproduced or consistent (issue 20, §2).
+DERIVATION = "derivation check"
+#: Worst first: a claim tested by several rows takes the worst status among them.
+_SEVERITY = ("contradicted", "not reproduced", "explained deviation", "consistent", "reproduced")
 #: ``identified``: the paper's protocol and model; ``guessed``: the paper's instance or set-up is
 #: not identified and ours was chosen; ``model-differs``: the protocol is the paper's but the
 #: model is not (another version of the paper's tool that cannot be run here). Under the last
@@ -99,6 +108,7 @@ REPORT_COLUMNS = [
     "status",
     "note",
     "evidence",
+    "claim",
 ]
 _LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
 
@@ -291,6 +301,8 @@ class TableSpec:
     explained: Mapping[str, Explanation] = field(default_factory=dict)
     hypotheses: Mapping[str, str] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
+    derivation: Mapping[str, str] = field(default_factory=dict)
+    claims_by: str = "sentence"
     index_column: bool = False
 
     def __post_init__(self) -> None:
@@ -302,6 +314,8 @@ class TableSpec:
             raise ValueError(f"{self.csv}: setup must be one of {SETUPS}, got {self.setup!r}")
         if self.setup != "identified" and not self.setup_note.strip():
             raise ValueError(f"{self.csv}: a {self.setup} set-up needs a 'setup_note' saying what differs and why")
+        if self.claims_by not in ("sentence", "row"):
+            raise ValueError(f"{self.csv}: claims_by must be 'sentence' or 'row', got {self.claims_by!r}")
         if self.kind == "numeric" and self.tolerance is None:
             raise ValueError(f"{self.csv}: a numeric table needs a tolerance")
         if self.kind == "claims" and (self.tolerance is not None or self.explained):
@@ -318,6 +332,10 @@ class TableSpec:
 
     def excluded(self, item: str) -> bool:
         return any(_matches(item, pattern) for pattern in self.exclude)
+
+    def derivation_reason(self, item: str) -> str | None:
+        """Why the row ``item`` cannot fail, if the registry lists it as a derivation check."""
+        return next((str(why) for p, why in self.derivation.items() if _matches(item, p)), None)
 
     def cells(self) -> list[str]:
         """The labels of every cell this table's verdicts rest on."""
@@ -361,6 +379,10 @@ def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str) -> TableSpec
         str(p): Explanation.parse(e, f"{name}, explained {p!r}") for p, e in (entry.get("explained") or {}).items()
     }
     entry["hypotheses"] = {str(p): str(h) for p, h in (entry.get("hypotheses") or {}).items()}
+    entry["derivation"] = {str(p): str(w) for p, w in (entry.get("derivation") or {}).items()}
+    for pattern, why in entry["derivation"].items():
+        if not why.strip():
+            raise ValueError(f"{name}: derivation check {pattern!r} needs the reason it cannot fail")
     return TableSpec(chapter=chapter, **entry)
 
 
@@ -399,7 +421,9 @@ def classify(
 
     ``recovered`` is our number with the named cause changed (it explains the deviation when
     it is within ``tolerance`` of ``paper``); ``erratum`` is true when the paper's own numbers
-    prove it wrong.
+    prove it wrong. A row with a demonstrated cause (``erratum``, or ``recovered`` within the
+    tolerance) is an explained deviation even if ours also falls within the tolerance: the cause
+    accounts for the paper's number, and the match of ours is chance.
     """
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
@@ -411,10 +435,12 @@ def classify(
     def close(value: float | None) -> bool:
         return value is not None and not math.isnan(float(value)) and abs(float(value) - float(paper)) <= tolerance * (1 + 1e-9) + 1e-12
 
+    if erratum or close(recovered):
+        # a demonstrated cause accounts for the paper's number (its own numbers prove it wrong, or
+        # changing the named cause recovers it): a match of ours as well would be chance
+        return "explained deviation"
     if close(ours):
         return "reproduced" if setup == "identified" else "consistent"
-    if erratum or close(recovered):
-        return "explained deviation"
     return "not reproduced"
 
 
@@ -450,12 +476,19 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         raise ValueError(f"{spec.csv}: missing column(s) {missing}; it has {list(frame.columns)}")
     cache: dict[str, pd.DataFrame] = {}
     records = []
+    used: set[str] = set()
     for _, row in frame.iterrows():
         item = " / ".join(str(row[k]) for k in spec.key if str(row[k]) != "")
         if spec.excluded(item):
             continue
         values = {c: str(row[c]) for c in frame.columns}
         note = spec.setup_note if spec.setup != "identified" else ""
+        why = spec.derivation_reason(item)
+        if why is not None:
+            used.add(next(p for p in spec.derivation if _matches(item, p)))
+            records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
+                                difference="", tolerance="", status=DERIVATION, note=why, evidence=""))
+            continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
                 continue
@@ -491,9 +524,20 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
                             tolerance=tol, status=status, note="; ".join(notes),
                             evidence=_evidence_links(spec, explanation if status == "explained deviation" else None)))
+    unused = [p for p in spec.derivation if p not in used]
+    if unused:
+        raise ValueError(f"{spec.csv}: derivation check pattern(s) {unused} match no row")
     if not records:
         raise ValueError(f"{spec.csv}: no published number found (every paper value is empty)")
     out = pd.DataFrame.from_records(records)
+    # the claim each row tests (see claims()): a numeric table is one claim; a claims table's rows
+    # testing one sentence are one claim, unless the registry says each row is its own
+    if spec.kind == "numeric":
+        out["claim"] = spec.table
+    elif spec.claims_by == "row":
+        out["claim"] = out["item"].astype(str)
+    else:
+        out["claim"] = out["paper value"].astype(str)
     out.insert(0, "table", spec.table)
     out.insert(0, "paper", spec.paper)
     return out[REPORT_COLUMNS]
@@ -506,18 +550,61 @@ def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Pa
 
 
 def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Counts of each status per paper (in ``papers`` order if given) and a total row."""
-    unknown = set(report["status"]) - set(STATUSES)
+    """Number-level counts of each status per paper (in ``papers`` order if given) and a total row.
+
+    Derivation checks (:data:`DERIVATION`) are not published numbers the book tests: they are
+    counted in their own column, outside ``published numbers``.
+    """
+    unknown = set(report["status"]) - set(STATUSES) - {DERIVATION}
     if unknown:
         raise ValueError(f"unknown status value(s): {sorted(unknown)}")
     counts = (
-        pd.crosstab(report["paper"], pd.Categorical(report["status"], categories=STATUSES), dropna=False)
-        .reindex(columns=list(STATUSES), fill_value=0)
+        pd.crosstab(report["paper"], pd.Categorical(report["status"], categories=STATUSES + (DERIVATION,)),
+                    dropna=False)
+        .reindex(columns=list(STATUSES) + [DERIVATION], fill_value=0)
         .rename_axis(index="paper", columns=None)
     )
     order = [p for p in (papers or dict.fromkeys(report["paper"])) if p in counts.index]
     counts = counts.reindex(order)
     counts["published numbers"] = counts[list(STATUSES)].sum(axis=1)
+    counts = counts.rename(columns={DERIVATION: "derivation checks"})
+    counts = counts[list(STATUSES) + ["published numbers", "derivation checks"]]
+    counts.loc["all papers"] = counts.sum(axis=0)
+    return counts.astype(int)
+
+
+def claims(report: pd.DataFrame) -> pd.DataFrame:
+    """The report at the level of claims: one row per claim, with the worst status of its rows.
+
+    A claim is one sentence of a paper (the ``paper value`` of a claims table: every row testing
+    the same sentence is one claim; with ``claims_by: row`` in the registry each row is its own
+    claim) or one published table (all its numbers are one claim: the table's message, which a
+    sentence of the paper relies on); :func:`table_rows` writes it in the ``claim`` column. A claim takes the worst status of
+    its rows (contradicted, not reproduced, explained deviation, consistent, reproduced): it holds
+    only where all its numbers do. Derivation checks are not claims and are left out. Columns:
+    ``paper``, ``table``, ``claim``, ``status``, ``numbers`` (how many rows test it) and
+    ``agree`` (how many of them are reproduced or consistent).
+    """
+    rows = report[report["status"] != DERIVATION]
+    frame = rows.assign(rank=rows["status"].map(_SEVERITY.index),
+                        agree=rows["status"].isin(("reproduced", "consistent")))
+    grouped = frame.groupby(["paper", "table", "claim"], sort=False)
+    out = grouped.agg(rank=("rank", "min"), numbers=("status", "size"), agree=("agree", "sum")).reset_index()
+    out["status"] = [_SEVERITY[int(r)] for r in out["rank"]]
+    return out[["paper", "table", "claim", "status", "numbers", "agree"]].astype({"numbers": int, "agree": int})
+
+
+def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
+    """Claim-level counts of each status per paper (see :func:`claims`), and a total row."""
+    table = claims(report)
+    counts = (
+        pd.crosstab(table["paper"], pd.Categorical(table["status"], categories=STATUSES), dropna=False)
+        .reindex(columns=list(STATUSES), fill_value=0)
+        .rename_axis(index="paper", columns=None)
+    )
+    order = [p for p in (papers or dict.fromkeys(table["paper"])) if p in counts.index]
+    counts = counts.reindex(order)
+    counts["claims"] = counts[list(STATUSES)].sum(axis=1)
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
 

@@ -205,13 +205,15 @@ def _evidence_cell(evidence: str) -> str:
 
 
 def _report_rows(rows: Any, kind: str) -> Any:
-    rows = rows.drop(columns=["paper", "table"])
+    import pandas as pd
+
+    rows = rows.drop(columns=["paper", "table", "claim"])
     if kind == "claims":
         rows = rows.drop(columns=["difference", "tolerance", "evidence"])
     else:
         rows = rows.assign(
-            difference=rows["difference"].astype(float).round(4),
-            tolerance=rows["tolerance"].astype(float).map(lambda t: f"{t:.3g}"),
+            difference=pd.to_numeric(rows["difference"], errors="coerce").round(4),
+            tolerance=pd.to_numeric(rows["tolerance"], errors="coerce").map(lambda t: f"{t:.3g}"),
             evidence=rows["evidence"].map(_evidence_cell),
         )
         if not (rows["evidence"] != "").any():
@@ -245,15 +247,35 @@ class ReproductionReport(Directive):
         counts = report.summary(table, list(papers))
         out: list[nodes.Node] = []
 
+        claim_counts = report.claim_summary(table, list(papers))
         section = _section("Counts per paper", "counts-per-paper")
-        named = counts.reset_index()
-        named["paper"] = [p if p == "all papers" else f"{papers[p]} {{cite:p}}`{p}`" for p in named["paper"]]
-        self.state.nested_parse(StringList(_pipe_table(named), source=env.docname), 0, section)
+
+        def named(frame: Any) -> Any:
+            frame = frame.reset_index()
+            frame["paper"] = [p if p == "all papers" else f"{papers[p]} {{cite:p}}`{p}`" for p in frame["paper"]]
+            return frame
+
+        lines = [
+            "**Claims.** A claim is one sentence of a paper, or one published table (the message a "
+            "sentence of the paper relies on); it takes the worst verdict of the numbers that test it, "
+            "so it holds only where all of them do.",
+            "",
+            *_pipe_table(named(claim_counts)),
+            "",
+            "**Numbers.** Every published number or tested row, each with its own verdict; the "
+            "derivation checks (identities, consequences of the book's own definitions: they cannot "
+            "fail) are counted apart and in no verdict.",
+            "",
+            *_pipe_table(named(counts)),
+        ]
+        self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
         out.append(section)
 
         for spec in specs:
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
-            rows = table[table["table"] == spec.table]
+            everything = table[table["table"] == spec.table]
+            rows = everything[everything["status"] != report.DERIVATION]
+            checks = everything[everything["status"] == report.DERIVATION]
             setup = {
                 "identified": "the paper's set-up is identified",
                 "guessed": f"**set-up guessed**: {spec.setup_note.strip()}",
@@ -277,10 +299,15 @@ class ReproductionReport(Directive):
             lines = [
                 f"{papers[spec.paper]} {{cite:p}}`{spec.paper}`, shown in {{doc}}`/{spec.shown_in}`; "
                 f"stored in `data/derived/{spec.csv}`; {setup}; {rule}. "
-                f"{_tally(rows['status'], report.STATUSES)}.",
+                f"{_tally(rows['status'], report.STATUSES)}"
+                + (f"; {len(checks)} derivation check{'s' if len(checks) != 1 else ''}, not counted." if len(checks) else "."),
                 "",
-                *_pipe_table(_report_rows(rows, spec.kind)),
             ]
+            if len(rows):
+                lines += [*_pipe_table(_report_rows(rows, spec.kind)), ""]
+            if len(checks):
+                lines += ["Derivation checks (they cannot fail; shown for the reader, never counted):", "",
+                          *_pipe_table(_report_rows(checks, "claims").drop(columns=["status"])), ""]
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out
@@ -309,10 +336,17 @@ class ChapterResults(Directive):
             box += nodes.paragraph(text="No published number of this paper is compared yet.")
             return [box]
         table = report.reproduction_report(specs, root=root)
+        claim_table = report.claims(table)
+        scored = table[table["status"] != report.DERIVATION]
+        n_checks = int((table["status"] == report.DERIVATION).sum())
         lines = [
-            f"Of the {len(table)} numbers and claims the paper publishes that this chapter compares: "
-            f"{_tally(table['status'], report.STATUSES)} "
-            f"(classes and evidence: {{doc}}`/book/reproduction-report`).",
+            f"Of the {len(claim_table)} claims of the paper that this chapter tests (a sentence, or a "
+            f"published table): {_tally(claim_table['status'], report.STATUSES)}; a claim holds only "
+            f"where all its numbers do. Number by number, of {len(scored)}: "
+            f"{_tally(scored['status'], report.STATUSES)}"
+            + (f"; besides, {n_checks} derivation check{'s' if n_checks != 1 else ''} (identities, never counted)"
+               if n_checks else "")
+            + f" (classes and evidence: {{doc}}`/book/reproduction-report`).",
             "",
             "| table or figure | " + " | ".join(report.STATUSES) + " |",
             "|---|" + "---|" * len(report.STATUSES),

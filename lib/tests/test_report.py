@@ -48,6 +48,10 @@ def test_classify_rules() -> None:
     assert report.classify(1.0, 0.5, 0.05, recovered=0.7) == "not reproduced"
     assert report.classify(1.0, 0.5, 0.05, erratum=True) == "explained deviation"
     assert report.classify(1.0, 0.5, 0.05, erratum=False) == "not reproduced"
+    # a demonstrated cause accounts for the paper's number: a match of ours is chance, not a reproduction
+    assert report.classify(1.0, 1.01, 0.05, erratum=True) == "explained deviation"
+    assert report.classify(1.0, 1.01, 0.05, recovered=0.99) == "explained deviation"
+    assert report.classify(1.0, 1.01, 0.05, recovered=0.7) == "reproduced"
     assert report.classify(1.0, float("nan"), 0.05) == "not reproduced"
     assert report.classify(-2.0, -2.0, 0.0) == "reproduced"
     with pytest.raises(ValueError, match="tolerance"):
@@ -146,11 +150,11 @@ def test_report_by_construction(tmp_path: Path) -> None:
     counts = report.summary(rep, ["p1", "p2"])
     assert counts.loc["p1"].to_dict() == {
         "reproduced": 3, "consistent": 0, "explained deviation": 2, "not reproduced": 3, "contradicted": 0,
-        "published numbers": 8,
+        "published numbers": 8, "derivation checks": 0,
     }
     assert counts.loc["p2"].to_dict() == {
         "reproduced": 1, "consistent": 2, "explained deviation": 0, "not reproduced": 2, "contradicted": 1,
-        "published numbers": 6,
+        "published numbers": 6, "derivation checks": 0,
     }
     assert report.check_evidence(root=tmp_path) == []
     assert report.load_papers(root=tmp_path) == {"p1": "Paper one", "p2": "Paper two"}
@@ -304,4 +308,51 @@ def test_model_differs_setup(tmp_path: Path) -> None:
     (tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml").write_text(
         yaml.safe_dump({"tables": tables}, allow_unicode=True))
     with pytest.raises(ValueError, match="model-differs set-up needs a 'setup_note'"):
+        report.load_registry(root=tmp_path)
+
+
+def test_derivation_checks_and_claims(tmp_path: Path) -> None:
+    # a tautology among the claims: shown apart, with its reason, never counted
+    claims = ("claim,paper,ours,holds\n"
+              "sum,the bias makes the sum exact,exact,True\n"
+              "a1,RevVIF is more precise,yes,True\n"
+              "a2,RevVIF is more precise,yes,True\n"
+              "a3,RevVIF is more precise,no,False\n"
+              "b,PCA is fast,yes,True\n")
+    numbers = "name,paper,ours\nx,0.50,0.50\ny,0.50,0.70\n"
+    tables = [
+        dict(csv="c.csv", paper="p1", table="C", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
+             derivation={"sum": "the bias is defined as the residual"}),
+        dict(csv="n.csv", paper="p1", table="N", shown_in="notebooks/ch/one", key=["name"],
+             tolerance={"rule": "last-digit"}),
+    ]
+    _write(tmp_path, tables, {"c.csv": claims, "n.csv": numbers})
+    rep = report.reproduction_report(root=tmp_path)
+    status = dict(zip(rep["item"], rep["status"]))
+    assert status["sum"] == report.DERIVATION
+    assert rep.loc[rep["item"] == "sum", "note"].item() == "the bias is defined as the residual"
+    counts = report.summary(rep, ["p1"]).loc["p1"]
+    assert counts["derivation checks"] == 1 and counts["published numbers"] == 6
+    assert counts["reproduced"] == 4 and counts["contradicted"] == 1
+    # claims: one sentence tested three times is one claim, false where one of its rows is; a table is one claim
+    table = report.claims(rep).set_index("claim")
+    assert table.loc["RevVIF is more precise", ["status", "numbers", "agree"]].tolist() == ["contradicted", 3, 2]
+    assert table.loc["PCA is fast", "status"] == "reproduced"
+    assert table.loc["N", ["status", "numbers", "agree"]].tolist() == ["not reproduced", 2, 1]
+    assert "the bias makes the sum exact" not in table.index
+    per_paper = report.claim_summary(rep, ["p1"]).loc["p1"]
+    assert per_paper["claims"] == 3 and per_paper["contradicted"] == 1 and per_paper["reproduced"] == 1
+    # each row its own claim when the registry says so
+    tables[0]["claims_by"] = "row"
+    _rewrite = tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml"
+    _rewrite.write_text(yaml.safe_dump({"tables": tables}, allow_unicode=True))
+    assert len(report.claims(report.reproduction_report(root=tmp_path))) == 5
+    # a derivation pattern that matches nothing, or without its reason, is refused
+    tables[0]["derivation"] = {"nothing like this": "why"}
+    _rewrite.write_text(yaml.safe_dump({"tables": tables}, allow_unicode=True))
+    with pytest.raises(ValueError, match="match no row"):
+        report.reproduction_report(root=tmp_path)
+    tables[0]["derivation"] = {"sum": " "}
+    _rewrite.write_text(yaml.safe_dump({"tables": tables}, allow_unicode=True))
+    with pytest.raises(ValueError, match="needs the reason"):
         report.load_registry(root=tmp_path)
