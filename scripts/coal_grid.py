@@ -1,11 +1,11 @@
 """Figures 1-2 of the coalitional paper: time and error of the six grouping methods.
 
 Ferrettini, Aligon & Soulé-Dupuy (ADBIS 2020), §5: for every data set x classifier,
-the *complete* influence (eq. 1-3) of a sample of explained rows is computed once, then
+the *complete* influence (Eq. (F1)-(F3)) of a sample of explained rows is computed once, then
 for each grouping method of §4 (``lib.coalitional.ALL_METHODS``) and each threshold
-alpha, the groups are found and the *coalitional* influence (eq. 4) is computed; we
+alpha, the groups are found and the *coalitional* influence (Eq. (F4)) is computed; we
 record the time (groups + model fits and predictions on the coalitions the groups need
-+ eq. 4) and the error against the complete influence (eq. 6 as printed, and its
++ Eq. (F4)) and the error against the complete influence (Eq. (F6) as printed, and its
 Euclidean reading).
 
 Value function: the authors' retrained game (``lib.coalitional.RetrainedGame``: one

@@ -1,7 +1,7 @@
 """Coalitional explanations on many attributes: the grid behind 04-many-attributes.
 
 Ferrettini, Aligon & Soulé-Dupuy (ADBIS 2020) test their groupings on data sets of at
-most nine attributes; this script runs them where the complete influence (eq. 1-3) can
+most nine attributes; this script runs them where the complete influence (Eq. (F1)-(F3)) can
 no longer be enumerated: for every (data set, classifier) of the grid it
 
 1. fits the classifier on all rows (the book's set-up: the explained output is the
@@ -15,10 +15,10 @@ no longer be enumerated: for every (data set, classifier) of the grid it
    the sampled estimate's own error against it is recorded beside its predicted floor;
 3. for every grouping method of §4 (``lib.coalitional.ALL_METHODS``, PCA both unscaled,
    the authors' default, and scaled) and each alpha, finds the groups, counts the
-   coalitions eq. 4 needs, and, when they fit the budget fixed beforehand, computes
+   coalitions Eq. (F4) needs, and, when they fit the budget fixed beforehand, computes
    the coalitional influence from exactly those coalitions
    (``lib.coalitional.coalitional_influence_interventional``; the model rows are
-   counted and checked against the count) and its error (eq. 6, Euclidean reading)
+   counted and checked against the count) and its error (Eq. (F6), Euclidean reading)
    against the reference.
 
 Set-up choices (ours, stated in the notebook): numeric attributes as given; cervical
