@@ -34,6 +34,9 @@ kernel_comparison
     KernelSHAP against the closed form: the protocol of Lemaire et al.'s Table 3.
 report
     The reproduction report: every published number the book reproduces, classified.
+experiments
+    One module per stored result of an experiment (constants, unit of work), shared by its
+    notebook and its script.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ __all__ = [
     "coalitional",
     "compositions",
     "data",
+    "experiments",
     "kernel_comparison",
     "khiops_nb",
     "naive_bayes",

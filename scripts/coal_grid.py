@@ -1,11 +1,11 @@
 """Figures 1-2 of the coalitional paper: time and error of the six grouping methods.
 
 Ferrettini, Aligon & Soulé-Dupuy (ADBIS 2020), §5: for every data set x classifier,
-the *complete* influence (eq. 1-3) of a sample of explained rows is computed once, then
+the *complete* influence (Eq. (F1)-(F3)) of a sample of explained rows is computed once, then
 for each grouping method of §4 (``lib.coalitional.ALL_METHODS``) and each threshold
-alpha, the groups are found and the *coalitional* influence (eq. 4) is computed; we
+alpha, the groups are found and the *coalitional* influence (Eq. (F4)) is computed; we
 record the time (groups + model fits and predictions on the coalitions the groups need
-+ eq. 4) and the error against the complete influence (eq. 6 as printed, and its
++ Eq. (F4)) and the error against the complete influence (Eq. (F6) as printed, and its
 Euclidean reading).
 
 Value function: the authors' retrained game (``lib.coalitional.RetrainedGame``: one
@@ -41,110 +41,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 from functools import partial  # noqa: E402
-from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.ensemble import BaggingClassifier, RandomForestClassifier  # noqa: E402
-from sklearn.naive_bayes import GaussianNB  # noqa: E402
-from sklearn.neighbors import KNeighborsClassifier  # noqa: E402
-from sklearn.svm import SVC  # noqa: E402
-from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
-from lib.parallel import add_parallel_arguments, gather_unit_csvs, parallel_engine, run_units, write_unit_csv  # noqa: E402
-
-#: The paper's six classifiers (§5.1), as scikit-learn stand-ins for its Weka/OpenML flows.
-CLASSIFIERS = {
-    "NB": lambda: GaussianNB(),
-    "kNN": lambda: KNeighborsClassifier(),
-    "tree": lambda: DecisionTreeClassifier(random_state=0),
-    "BagNB": lambda: BaggingClassifier(GaussianNB(), n_estimators=10, random_state=0),
-    "RF": lambda: RandomForestClassifier(n_estimators=100, random_state=0, n_jobs=1),
-    "SVM": lambda: SVC(probability=True, random_state=0),
-}
-#: alpha in ]0, 0.5[, five values; the text names the two ends, 0.01 and 0.4 (§5.3).
-ALPHAS = (0.01, 0.1, 0.2, 0.3, 0.4)
-OUT_DIR = REPO_ROOT / "data" / "derived" / "coal-grid"
-OUT_CSV = REPO_ROOT / "data" / "derived" / "coal-grid.csv"
-
-
-def labels_of(y: pd.Series) -> np.ndarray:
-    return y.cat.codes.to_numpy() if isinstance(y.dtype, pd.CategoricalDtype) else y.to_numpy()
-
-
-def run_pair(name: str, clf: str, *, alphas, methods, n_explain: int, fidelity_rows: int, seed: int) -> pd.DataFrame:
-    """Every method x alpha on one data set and classifier (the paper's Figures 1-2 cells)."""
-    X, y = lib.data.load(name)
-    A = co.numeric_matrix(X)          # category codes for nominal attributes
-    Y = labels_of(y)
-    n, d = A.shape
-    rng = np.random.default_rng([seed, d, n])
-    explain = np.sort(rng.choice(n, size=min(n, n_explain), replace=False))
-    model = CLASSIFIERS[clf]().fit(A, Y)
-    game_of = co.RetrainedGame(CLASSIFIERS[clf](), A, Y, fitted=model)
-    classes = game_of.predicted_class(A[explain])
-    # every coalition once: its model's fit + prediction of the explained rows, timed
-    cost = np.zeros(2**d)
-    game = np.empty((len(explain), 2**d))
-    for S in range(2**d):
-        t0 = time.process_time()
-        game[:, S] = game_of.game(A[explain], [S], classes=classes)[:, S]
-        cost[S] = time.process_time() - t0
-    t0 = time.process_time()
-    complete = co.complete_influence(game)
-    t_complete = cost.sum() + time.process_time() - t0
-    rows = []
-    for method in methods:
-        for alpha in alphas:
-            t0 = time.process_time()
-            if method == "Model":
-                groups = co.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
-            else:
-                groups = co.find_groups(A, method, alpha)
-            t_groups = time.process_time() - t0
-            needed = co.coalitions_needed(groups, d)
-            partial = np.full_like(game, np.nan)
-            partial[:, needed] = game[:, needed]   # eq. 4 may read only these
-            t0 = time.process_time()
-            phi = co.coalitional_influence(partial, groups, overlap="size-factorial")
-            t_inf = time.process_time() - t0
-            t_eval = float(cost[needed].sum())
-            rows.append({
-                "data set": name.removeprefix("keel-"), "n attributes": d, "rows": n, "classifier": clf,
-                "method": method, "alpha": alpha, **co.group_summary(groups, d), "2^n": 2**d,
-                "explained": len(explain),
-                "time groups ms": 1e3 * t_groups, "time coalitions ms": 1e3 * t_eval,
-                "time eq4 ms": 1e3 * t_inf, "time ms": 1e3 * (t_groups + t_eval + t_inf),
-                "time complete ms": 1e3 * t_complete,
-                "error printed": float(co.error_printed(phi, complete).mean()),
-                "error euclidean": float(co.error_euclidean(phi, complete).mean()),
-                "groups": " ".join("{" + ",".join(map(str, g)) + "}" for g in groups),
-            })
-    return pd.DataFrame(rows)
-
-
-def pair_file(name: str, clf: str, out_dir: Path = OUT_DIR) -> Path:
-    return out_dir / f"{name.removeprefix('keel-')}__{clf}.csv"
-
-
-def run_and_write(unit: tuple[str, str], *, deadline: float | None, out_dir: Path = OUT_DIR, **kwargs) -> bool:
-    """One unit (classifier, data set): run_pair, written to its CSV; False if started after ``deadline``."""
-    clf, name = unit
-    if deadline is not None and time.time() > deadline:
-        return False
-    table = run_pair(name, clf, **kwargs)
-    out = pair_file(name, clf, out_dir)
-    write_unit_csv(table, out)
-    return True
-
-
-def gather(out_dir: Path = OUT_DIR, out_csv: Path = OUT_CSV) -> pd.DataFrame:
-    return gather_unit_csvs(out_dir, out_csv)
+from lib.experiments.coal_grid import ALPHAS, CLASSIFIERS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
+from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
