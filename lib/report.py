@@ -655,13 +655,15 @@ def write_derived(
     *,
     digits: int | None = None,
     index: bool = False,
+    float_format: str | None = None,
     root: str | Path | None = None,
 ) -> str:
     """Write ``frame`` to ``data/derived/<name>`` reproducibly; return the repository-relative path.
 
-    Floats are rounded to ``digits`` decimals (if given) and written with ``\\n`` line ends, so
-    that the file's bytes do not depend on rounding noise in the last digits (a BLAS kernel, a
-    thread count) and the test run leaves ``git status`` clean.
+    Floats are rounded to ``digits`` decimals (if given), or printed with ``float_format`` (a
+    ``%`` format, e.g. ``"%.4f"``), and written with ``\\n`` line ends, so that the file's bytes
+    do not depend on rounding noise in the last digits (a BLAS kernel, a thread count) and the test
+    run leaves ``git status`` clean.
     """
     root = Path(root) if root is not None else _repo_root()
     if not isinstance(frame, pd.DataFrame):
@@ -675,7 +677,7 @@ def write_derived(
         out[floats] = out[floats].where(out[floats] != 0, 0.0)  # no "-0.0"
     path = root / "data" / "derived" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    out.to_csv(path, index=index, lineterminator="\n")
+    out.to_csv(path, index=index, lineterminator="\n", float_format=float_format)
     return path.relative_to(root).as_posix()
 
 

@@ -290,3 +290,18 @@ def test_glue_from_another_page_has_a_format() -> None:
             if ":" not in key_and_format:
                 missing.append(f"{where}: {match['body']}")
     assert not missing, "cross-page glue needs a format spec:\n" + "\n".join(missing)
+
+
+_TO_CSV = re.compile(r"\.to_csv\(")
+
+
+def test_notebooks_write_derived_files_through_the_library() -> None:
+    # every stored table goes through lib.report.write_derived (fixed line ends, rounding
+    # where asked), never DataFrame.to_csv, so its bytes come out the same on any machine
+    found = []
+    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        for number, cell in enumerate(cells):
+            if cell["cell_type"] == "code" and _TO_CSV.search("".join(cell["source"])):
+                found.append(f"{path.relative_to(REPO_ROOT)} cell {number}")
+    assert not found, "write derived CSVs with lib.report.write_derived:\n" + "\n".join(found)
