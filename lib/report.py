@@ -49,7 +49,9 @@ __all__ = [
     "REGISTRY_DIR",
     "STATUSES",
     "BOOK_INFERENCE",
+    "APART",
     "DERIVATION",
+    "ERRATUM",
     "NOT_A_CLAIM",
     "NOT_SCORED",
     "Evidence",
@@ -90,6 +92,14 @@ NOT_SCORED = "not scored (not a claim of the paper)"
 #: definitions (efficiency of an exact computation, an angle fixed by the basis). Shown apart,
 #: with the reason, and never counted as reproduced or consistent (issue 20, §2).
 DERIVATION = "derivation check"
+#: The status of a claims-table row stating an erratum of the paper (a printed formula or
+#: caption that the paper's own numbers, or an exact computation, prove wrong). Every chapter
+#: treats errata alike: shown apart, with the proof, and collected on the errata page, never
+#: counted as a verdict (a wrong published *number* proved by the paper's own numbers stays an
+#: "explained deviation" of its table). Issue 20, §4.
+ERRATUM = "erratum"
+#: Statuses shown apart from the verdicts, never counted in them.
+APART = (DERIVATION, ERRATUM)
 #: Worst first: a claim tested by several rows takes the worst status among them.
 _SEVERITY = ("contradicted", "not reproduced", "explained deviation", "consistent", "reproduced")
 #: ``identified``: the paper's protocol and model; ``guessed``: the paper's instance or set-up is
@@ -302,6 +312,7 @@ class TableSpec:
     hypotheses: Mapping[str, str] = field(default_factory=dict)
     exclude: tuple[str, ...] = ()
     derivation: Mapping[str, str] = field(default_factory=dict)
+    errata: Mapping[str, str] = field(default_factory=dict)
     claims_by: str = "sentence"
     index_column: bool = False
 
@@ -333,9 +344,13 @@ class TableSpec:
     def excluded(self, item: str) -> bool:
         return any(_matches(item, pattern) for pattern in self.exclude)
 
-    def derivation_reason(self, item: str) -> str | None:
-        """Why the row ``item`` cannot fail, if the registry lists it as a derivation check."""
-        return next((str(why) for p, why in self.derivation.items() if _matches(item, p)), None)
+    def apart(self, item: str) -> tuple[str, str, str] | None:
+        """``(status, pattern, reason)`` if the registry lists ``item`` as a derivation check or an erratum."""
+        for status, mapping in ((DERIVATION, self.derivation), (ERRATUM, self.errata)):
+            for pattern, why in mapping.items():
+                if _matches(item, pattern):
+                    return status, pattern, str(why)
+        return None
 
     def cells(self) -> list[str]:
         """The labels of every cell this table's verdicts rest on."""
@@ -383,6 +398,10 @@ def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str) -> TableSpec
     for pattern, why in entry["derivation"].items():
         if not why.strip():
             raise ValueError(f"{name}: derivation check {pattern!r} needs the reason it cannot fail")
+    entry["errata"] = {str(p): str(w) for p, w in (entry.get("errata") or {}).items()}
+    for pattern, why in entry["errata"].items():
+        if not why.strip():
+            raise ValueError(f"{name}: erratum {pattern!r} needs what proves it")
     return TableSpec(chapter=chapter, **entry)
 
 
@@ -483,11 +502,12 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             continue
         values = {c: str(row[c]) for c in frame.columns}
         note = spec.setup_note if spec.setup != "identified" else ""
-        why = spec.derivation_reason(item)
-        if why is not None:
-            used.add(next(p for p in spec.derivation if _matches(item, p)))
+        apart = spec.apart(item)
+        if apart is not None:
+            status, pattern, why = apart
+            used.add(pattern)
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                                difference="", tolerance="", status=DERIVATION, note=why, evidence=""))
+                                difference="", tolerance="", status=status, note=why, evidence=""))
             continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
@@ -524,9 +544,9 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
                             tolerance=tol, status=status, note="; ".join(notes),
                             evidence=_evidence_links(spec, explanation if status == "explained deviation" else None)))
-    unused = [p for p in spec.derivation if p not in used]
+    unused = [p for p in [*spec.derivation, *spec.errata] if p not in used]
     if unused:
-        raise ValueError(f"{spec.csv}: derivation check pattern(s) {unused} match no row")
+        raise ValueError(f"{spec.csv}: derivation check or erratum pattern(s) {unused} match no row")
     if not records:
         raise ValueError(f"{spec.csv}: no published number found (every paper value is empty)")
     out = pd.DataFrame.from_records(records)
@@ -552,23 +572,23 @@ def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Pa
 def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
     """Number-level counts of each status per paper (in ``papers`` order if given) and a total row.
 
-    Derivation checks (:data:`DERIVATION`) are not published numbers the book tests: they are
-    counted in their own column, outside ``published numbers``.
+    Derivation checks (:data:`DERIVATION`) and errata (:data:`ERRATUM`) are not published numbers
+    the book tests: they are counted in their own columns, outside ``published numbers``.
     """
-    unknown = set(report["status"]) - set(STATUSES) - {DERIVATION}
+    unknown = set(report["status"]) - set(STATUSES) - set(APART)
     if unknown:
         raise ValueError(f"unknown status value(s): {sorted(unknown)}")
     counts = (
-        pd.crosstab(report["paper"], pd.Categorical(report["status"], categories=STATUSES + (DERIVATION,)),
+        pd.crosstab(report["paper"], pd.Categorical(report["status"], categories=STATUSES + APART),
                     dropna=False)
-        .reindex(columns=list(STATUSES) + [DERIVATION], fill_value=0)
+        .reindex(columns=list(STATUSES + APART), fill_value=0)
         .rename_axis(index="paper", columns=None)
     )
     order = [p for p in (papers or dict.fromkeys(report["paper"])) if p in counts.index]
     counts = counts.reindex(order)
     counts["published numbers"] = counts[list(STATUSES)].sum(axis=1)
-    counts = counts.rename(columns={DERIVATION: "derivation checks"})
-    counts = counts[list(STATUSES) + ["published numbers", "derivation checks"]]
+    counts = counts.rename(columns={DERIVATION: "derivation checks", ERRATUM: "errata"})
+    counts = counts[list(STATUSES) + ["published numbers", "derivation checks", "errata"]]
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
 
@@ -581,11 +601,11 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
     claim) or one published table (all its numbers are one claim: the table's message, which a
     sentence of the paper relies on); :func:`table_rows` writes it in the ``claim`` column. A claim takes the worst status of
     its rows (contradicted, not reproduced, explained deviation, consistent, reproduced): it holds
-    only where all its numbers do. Derivation checks are not claims and are left out. Columns:
+    only where all its numbers do. Derivation checks and errata are not claims and are left out. Columns:
     ``paper``, ``table``, ``claim``, ``status``, ``numbers`` (how many rows test it) and
     ``agree`` (how many of them are reproduced or consistent).
     """
-    rows = report[report["status"] != DERIVATION]
+    rows = report[~report["status"].isin(APART)]
     frame = rows.assign(rank=rows["status"].map(_SEVERITY.index),
                         agree=rows["status"].isin(("reproduced", "consistent")))
     grouped = frame.groupby(["paper", "table", "claim"], sort=False)

@@ -264,7 +264,7 @@ class ReproductionReport(Directive):
             "",
             "**Numbers.** Every published number or tested row, each with its own verdict; the "
             "derivation checks (identities, consequences of the book's own definitions: they cannot "
-            "fail) are counted apart and in no verdict.",
+            "fail) and the papers' errata in claims tables are counted apart and in no verdict.",
             "",
             *_pipe_table(named(counts)),
         ]
@@ -274,8 +274,9 @@ class ReproductionReport(Directive):
         for spec in specs:
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
             everything = table[table["table"] == spec.table]
-            rows = everything[everything["status"] != report.DERIVATION]
+            rows = everything[~everything["status"].isin(report.APART)]
             checks = everything[everything["status"] == report.DERIVATION]
+            errata = everything[everything["status"] == report.ERRATUM]
             setup = {
                 "identified": "the paper's set-up is identified",
                 "guessed": f"**set-up guessed**: {spec.setup_note.strip()}",
@@ -300,7 +301,9 @@ class ReproductionReport(Directive):
                 f"{papers[spec.paper]} {{cite:p}}`{spec.paper}`, shown in {{doc}}`/{spec.shown_in}`; "
                 f"stored in `data/derived/{spec.csv}`; {setup}; {rule}. "
                 f"{_tally(rows['status'], report.STATUSES)}"
-                + (f"; {len(checks)} derivation check{'s' if len(checks) != 1 else ''}, not counted." if len(checks) else "."),
+                + (f"; {len(checks)} derivation check{'s' if len(checks) != 1 else ''}, not counted" if len(checks) else "")
+                + (f"; {len(errata)} errat{'a' if len(errata) != 1 else 'um'} of the paper, not counted" if len(errata) else "")
+                + ".",
                 "",
             ]
             if len(rows):
@@ -308,6 +311,10 @@ class ReproductionReport(Directive):
             if len(checks):
                 lines += ["Derivation checks (they cannot fail; shown for the reader, never counted):", "",
                           *_pipe_table(_report_rows(checks, "claims").drop(columns=["status"])), ""]
+            if len(errata):
+                lines += ["Errata of the paper (what the paper states, and what proves it wrong; also on the "
+                          "{doc}`errata page </book/errata>`; never counted):", "",
+                          *_pipe_table(_report_rows(errata, "claims").drop(columns=["status"])), ""]
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out
@@ -337,8 +344,9 @@ class ChapterResults(Directive):
             return [box]
         table = report.reproduction_report(specs, root=root)
         claim_table = report.claims(table)
-        scored = table[table["status"] != report.DERIVATION]
+        scored = table[~table["status"].isin(report.APART)]
         n_checks = int((table["status"] == report.DERIVATION).sum())
+        n_errata = int((table["status"] == report.ERRATUM).sum())
         lines = [
             f"Of the {len(claim_table)} claims of the paper that this chapter tests (a sentence, or a "
             f"published table): {_tally(claim_table['status'], report.STATUSES)}; a claim holds only "
@@ -346,6 +354,7 @@ class ChapterResults(Directive):
             f"{_tally(scored['status'], report.STATUSES)}"
             + (f"; besides, {n_checks} derivation check{'s' if n_checks != 1 else ''} (identities, never counted)"
                if n_checks else "")
+            + (f"; {n_errata} errat{'a' if n_errata != 1 else 'um'} of the paper, shown apart" if n_errata else "")
             + f" (classes and evidence: {{doc}}`/book/reproduction-report`).",
             "",
             "| table or figure | " + " | ".join(report.STATUSES) + " |",

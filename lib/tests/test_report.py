@@ -150,11 +150,11 @@ def test_report_by_construction(tmp_path: Path) -> None:
     counts = report.summary(rep, ["p1", "p2"])
     assert counts.loc["p1"].to_dict() == {
         "reproduced": 3, "consistent": 0, "explained deviation": 2, "not reproduced": 3, "contradicted": 0,
-        "published numbers": 8, "derivation checks": 0,
+        "published numbers": 8, "derivation checks": 0, "errata": 0,
     }
     assert counts.loc["p2"].to_dict() == {
         "reproduced": 1, "consistent": 2, "explained deviation": 0, "not reproduced": 2, "contradicted": 1,
-        "published numbers": 6, "derivation checks": 0,
+        "published numbers": 6, "derivation checks": 0, "errata": 0,
     }
     assert report.check_evidence(root=tmp_path) == []
     assert report.load_papers(root=tmp_path) == {"p1": "Paper one", "p2": "Paper two"}
@@ -318,11 +318,13 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
               "a1,RevVIF is more precise,yes,True\n"
               "a2,RevVIF is more precise,yes,True\n"
               "a3,RevVIF is more precise,no,False\n"
-              "b,PCA is fast,yes,True\n")
+              "b,PCA is fast,yes,True\n"
+              "e,the printed ratio,inverted,False\n")
     numbers = "name,paper,ours\nx,0.50,0.50\ny,0.50,0.70\n"
     tables = [
         dict(csv="c.csv", paper="p1", table="C", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
-             derivation={"sum": "the bias is defined as the residual"}),
+             derivation={"sum": "the bias is defined as the residual"},
+             errata={"e": "brute force contradicts the printed form"}),
         dict(csv="n.csv", paper="p1", table="N", shown_in="notebooks/ch/one", key=["name"],
              tolerance={"rule": "last-digit"}),
     ]
@@ -331,8 +333,10 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
     status = dict(zip(rep["item"], rep["status"]))
     assert status["sum"] == report.DERIVATION
     assert rep.loc[rep["item"] == "sum", "note"].item() == "the bias is defined as the residual"
+    # an erratum of the paper: shown apart like a derivation check, never "contradicted"
+    assert status["e"] == report.ERRATUM
     counts = report.summary(rep, ["p1"]).loc["p1"]
-    assert counts["derivation checks"] == 1 and counts["published numbers"] == 6
+    assert counts["derivation checks"] == 1 and counts["errata"] == 1 and counts["published numbers"] == 6
     assert counts["reproduced"] == 4 and counts["contradicted"] == 1
     # claims: one sentence tested three times is one claim, false where one of its rows is; a table is one claim
     table = report.claims(rep).set_index("claim")
