@@ -305,3 +305,20 @@ def test_notebooks_write_derived_files_through_the_library() -> None:
             if cell["cell_type"] == "code" and _TO_CSV.search("".join(cell["source"])):
                 found.append(f"{path.relative_to(REPO_ROOT)} cell {number}")
     assert not found, "write derived CSVs with lib.report.write_derived:\n" + "\n".join(found)
+
+
+_LONG_FLOAT = re.compile(r"-?\d+\.\d{9,}")
+
+
+def test_glued_floats_are_rounded() -> None:
+    # a glued float with all its digits (0.6262900000000001) carries rounding noise into the stored
+    # outputs, which then differ between machines: glue round(value, 6) or fewer digits
+    found = []
+    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            for output in cell.get("outputs", []):
+                value = output.get("data", {}).get("application/papermill.record/text/plain")
+                if value is not None and _LONG_FLOAT.fullmatch(value.strip()):
+                    name = output["metadata"]["scrapbook"]["name"]
+                    found.append(f"{path.relative_to(REPO_ROOT)}: {name} = {value}")
+    assert not found, "glue rounded values:\n" + "\n".join(found)
