@@ -8,6 +8,11 @@
 - The References page's entries carry the deprecated ARIA role ``doc-biblioentry`` inside a
   ``role="list"`` (docutils' HTML writer), which leaves the list with no item (axe-core rule
   ``aria-required-children``, critical): they become ``role="listitem"``.
+- Every image of a figure gets its caption as alternative text when it has none, or only a
+  file name: a notebook's figure (myst-nb leaves ``alt`` unset, and the HTML writer then writes
+  the image's path) and the Figures page's copies (whose image and caption ``figures-list``
+  puts in a container of class ``captioned-image``). The text is the caption as the page shows
+  it, with its references resolved (so it runs at ``doctree-resolved``).
 - ``book/_static/accessibility.js`` (added to every page) fixes two buttons the theme only
   shows when JavaScript runs (axe-core rule ``label-content-name-mismatch``, serious).
 
@@ -22,6 +27,7 @@ import re
 from typing import Any
 
 from bs4 import BeautifulSoup
+from docutils import nodes
 from markupsafe import Markup
 
 
@@ -56,6 +62,36 @@ def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any
         context["body"] = list_items_for_citations(context["body"])
 
 
+# An alternative text that is a file name or path, not a description: one token of path characters.
+_FILE_NAME = re.compile(r"[\w.\\/:-]*")
+
+
+def is_file_name(alt: str) -> bool:
+    """Whether an image's alternative text is empty or only a file name, path or identifier."""
+    return _FILE_NAME.fullmatch(alt.strip()) is not None
+
+
+def _captioned(doctree: nodes.document) -> list[tuple[nodes.Element, nodes.Element]]:
+    """(box, caption) pairs: each figure and its caption, and each container of class
+    ``captioned-image`` (the Figures page, ``figures-list``) and its paragraph."""
+    pairs: list[tuple[nodes.Element, nodes.Element]] = []
+    for figure in doctree.findall(nodes.figure):
+        pairs += [(figure, c) for c in figure.children if isinstance(c, nodes.caption)][:1]
+    for box in doctree.findall(nodes.container):
+        if "captioned-image" in box["classes"]:
+            pairs += [(box, c) for c in box.children if isinstance(c, nodes.paragraph)][:1]
+    return pairs
+
+
+def describe_figures(app: Any, doctree: nodes.document, docname: str) -> None:
+    """Set the alternative text of each captioned image to its caption, where it has none (or a file name)."""
+    for box, caption in _captioned(doctree):
+        text = " ".join(caption.astext().split())
+        for image in box.findall(nodes.image):
+            if text and is_file_name(image.get("alt", "")):
+                image["alt"] = text
+
+
 def _wrap_toctree(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     original = context.get("generate_toctree_html")
     if original is None or getattr(original, "_names_toggles", False):
@@ -73,5 +109,6 @@ def setup(app: Any) -> dict[str, Any]:
     # after pydata-sphinx-theme puts generate_toctree_html in the context (default priority 500)
     app.connect("html-page-context", _wrap_toctree, priority=900)
     app.connect("html-page-context", _fix_body)
+    app.connect("doctree-resolved", describe_figures)
     app.add_js_file("accessibility.js", loading_method="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
