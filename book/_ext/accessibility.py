@@ -13,6 +13,10 @@
   the image's path) and the Figures page's copies (whose image and caption ``figures-list``
   puts in a container of class ``captioned-image``). The text is the caption as the page shows
   it, with its references resolved (so it runs at ``doctree-resolved``).
+- The tables pandas prints leave header cells empty (axe-core rule ``empty-table-header``,
+  minor): the corner over an unnamed index gets a name a screen reader reads, "row label"
+  (visually hidden), and the other empty header cells, which label nothing (fillers beside
+  index names, an empty index value), become data cells.
 - ``book/_static/accessibility.js`` (added to every page) fixes two buttons the theme only
   shows when JavaScript runs (axe-core rule ``label-content-name-mismatch``, serious).
 
@@ -57,9 +61,39 @@ def list_items_for_citations(body: str) -> str:
     return _BIBLIOENTRY.sub(r'\1 role="listitem"', body)
 
 
+_DATAFRAME = re.compile(r'<table\b[^>]*\bclass="dataframe[^"]*"[^>]*>.*?</table>', re.S)
+
+
+def _name_headers(table: str) -> str:
+    soup = BeautifulSoup(table, "html.parser")
+    thead = soup.find("thead")
+    corner: set[int] = set()
+    rows = thead.find_all("tr") if thead is not None else []
+    if rows:
+        for th in rows[-1].find_all("th"):
+            if th.get_text(strip=True):
+                break
+            corner.add(id(th))
+    for th in soup.find_all("th"):
+        if th.get_text(strip=True):
+            continue
+        if id(th) in corner:
+            label = soup.new_tag("span", attrs={"class": "visually-hidden"})
+            label.string = "row label"
+            th.append(label)
+        else:
+            th.name = "td"
+    return str(soup)
+
+
+def name_table_headers(body: str) -> str:
+    """Leave no empty header cell in the tables pandas prints (class ``dataframe``)."""
+    return _DATAFRAME.sub(lambda m: _name_headers(m.group(0)) if "<th></th>" in m.group(0) else m.group(0), body)
+
+
 def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     if "body" in context:
-        context["body"] = list_items_for_citations(context["body"])
+        context["body"] = name_table_headers(list_items_for_citations(context["body"]))
 
 
 # An alternative text that is a file name or path, not a description: one token of path characters.
