@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from pathlib import Path
 
@@ -86,3 +87,37 @@ def test_landing_pages_open_with_their_results(page: str) -> None:
     assert box != -1, f"book/{page}: no results box"
     first_list = min((i for i in (body.find("<ol"), body.find("<ul")) if i != -1), default=len(body))
     assert box < first_list, f"book/{page}: the results box must come before the list of notebooks"
+
+
+# An alternative text that is no description: empty, or one token of path characters (a file
+# name, a path, a hash, a figure's label).
+FILE_NAME = re.compile(r"[\w.\\/:-]*")
+IMG = re.compile(r"<img\b[^>]*>")
+ALT = re.compile(r'\balt="([^"]*)"')
+
+
+def _text(fragment: str) -> str:
+    """The text of an HTML fragment as a reader gets it (tags dropped, MathJax delimiters too)."""
+    text = html.unescape(re.sub(r"<[^>]+>", "", fragment))
+    return " ".join(re.sub(r"\\[()]", "", text).split())
+
+
+def test_every_image_has_a_description() -> None:
+    """No image's alternative text is empty or a file name; a figure's is its caption."""
+    stems = {p.stem for p in (ROOT / "book" / "figures").iterdir()}
+    images, bad = 0, []
+    for page in sorted(HTML.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        for tag in IMG.findall(text):
+            images += 1
+            alt = ALT.search(tag)
+            if alt is None or FILE_NAME.fullmatch(html.unescape(alt[1]).strip()):
+                bad.append(f"{page.relative_to(HTML)}: {tag[:120]}")
+        for figure in re.findall(r"<figure\b.*?</figure>", text, flags=re.S):
+            caption = re.search(r'<span class="caption-text">(.*?)</span>\s*<a class="headerlink"', figure, flags=re.S)
+            alts = [html.unescape(a) for a in ALT.findall(figure)]
+            if caption and alts != [_text(caption[1])]:
+                bad.append(f"{page.relative_to(HTML)}: figure's alt {alts} is not its caption {_text(caption[1])!r}")
+    # every figure file appears twice: in the notebook that makes it and on the Figures page
+    assert images >= 2 * len(stems) > 0
+    assert not bad, bad

@@ -424,14 +424,17 @@ class FiguresList(Directive):
                 rows.append(f"| [`book/figures/{stem}{suffix}`](/book/figures/{stem}{suffix}) | `{digest}` |")
             label = meta.get("name", f"fig-{stem}")
             caption = " ".join(str(meta.get("caption", "")).split())
-            lines = [
+            # the image and its caption, in a box whose caption becomes the image's alternative
+            # text once its references are resolved (book/_ext/accessibility.py); not a figure,
+            # which would be numbered a second time
+            entry = [
                 f"```{{image}} /book/figures/{stem}.png",
                 ":width: 60%",
-                f":alt: {stem}",
                 "```",
                 "",
                 f"{{numref}}`{label}` — {caption}",
-                "",
+            ]
+            lines = [
                 f"Made by code cell {number} of {{doc}}`/{notebook}`; label `{label}`.",
                 "",
                 "| file | sha256 |",
@@ -444,6 +447,9 @@ class FiguresList(Directive):
                 "",
             ]
             section = _section(stem, f"figure-{stem}")
+            box = nodes.container(classes=["captioned-image"])
+            self.state.nested_parse(StringList(entry, source=env.docname), 0, box)
+            section += box
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out

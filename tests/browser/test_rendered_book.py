@@ -14,7 +14,11 @@ notebooks, the landing pages, the back matter) it checks that
   link to the notebook file;
 - on a phone (400 px wide) and on a desktop (1400 px), every display equation either fits its
   box or its box scrolls sideways, its number is not clipped, and nothing around it cuts it
-  off (``book/_static/compendium.css``; long equations are split, CONTRIBUTING.md §3).
+  off (``book/_static/compendium.css``; long equations are split, CONTRIBUTING.md §3);
+- axe-core (4.14.1, vendored in ``tests/browser/axe-core/`` from the npm registry, injected into
+  the page: no network) finds no *serious* or *critical* accessibility violation; the others
+  (minor, moderate) are counted per rule and printed at the end of the run, and written to
+  ``_build/accessibility.txt``.
 
 Each width is read with one browser tab, reused from page to page. Screenshots of every page
 are written to ``_build/screenshots/`` (look at them): ``<page>.png`` at 1400 px,
@@ -24,7 +28,9 @@ display equation.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import http.server
 import os
 import re
@@ -44,6 +50,12 @@ SHOTS = ROOT / "_build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Viewport widths: a phone, and a desktop (the theme shows both sidebars from 1200 px).
 PHONE, DESKTOP = 400, 1400
+# axe-core, vendored (tests/browser/axe-core/README.md): the digest axe-core publishes for 4.14.1.
+AXE = Path(__file__).resolve().parent / "axe-core" / "axe.min.js"
+AXE_SRI = "sha256-KTSJmUUM3yhJqOcLeRL8LahahJ2jnA0NU5T1HUqe2Vw="
+# Impacts that fail the test; the others are counted and reported.
+AXE_FAIL = ("serious", "critical")
+REPORT = ROOT / "_build" / "accessibility.txt"
 
 
 def _pages() -> list[str]:
@@ -166,6 +178,17 @@ class Reader:
         return self.page
 
 
+def _axe(page: Any) -> list[dict[str, Any]]:
+    """The accessibility violations axe-core finds on the page as it stands (all rules of 4.14.1)."""
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.replace(/\\s+/g, ' ').slice(0, 160)),
+        }))"""
+    )
+
+
 def _visit(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     """Everything the tests check on a page, read at the desktop width."""
     page = reader.open(url, "networkidle")
@@ -188,6 +211,7 @@ def _visit(reader: Reader, url: str, shot: str) -> dict[str, Any]:
         })"""
     )
     info["display"] = page.evaluate(_DISPLAY_MATH)
+    info["axe"] = _axe(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=False)
     figure = page.locator("figure img")
@@ -223,9 +247,30 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> list[dict[str, Any]]:
 def visited(browser: Any, site: str) -> dict[str, dict[str, Any]]:
     reader = Reader(browser, DESKTOP, 1400)
     try:
-        return {p: _visit(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+        pages = {p: _visit(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
     finally:
         reader.page.close()
+    _write_report(pages)
+    return pages
+
+
+def _write_report(pages: dict[str, dict[str, Any]]) -> None:
+    """Count the accessibility violations by impact and rule, over every page, into REPORT."""
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    for info in pages.values():
+        for v in info["axe"]:
+            pages_and_nodes = counts.setdefault((v["impact"] or "none", v["id"], v["help"]), [0, 0])
+            pages_and_nodes[0] += 1
+            pages_and_nodes[1] += len(v["nodes"])
+    order = {"critical": 0, "serious": 1, "moderate": 2, "minor": 3}
+    lines = [f"axe-core 4.14.1 on {len(pages)} pages at {DESKTOP} px: violations by impact and rule"]
+    for (impact, rule, help_), (npages, nodes) in sorted(counts.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
+        lines.append(f"  {impact:<8} {rule}: {nodes} element(s) on {npages} page(s) ({help_})")
+    if not counts:
+        lines.append("  none")
+    REPORT.parent.mkdir(parents=True, exist_ok=True)
+    REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n" + "\n".join(lines))
 
 
 @pytest.fixture(scope="module")
@@ -328,3 +373,15 @@ def test_display_math_fits_or_scrolls(
     assert len(on_phone[page]) == len(visited[page]["display"])
     bad = [f"{eq['id'] or eq['text']!r}: {'; '.join(eq['problems'])}" for eq in display if eq["problems"]]
     assert not bad, f"display equations cut off at {width} px: {bad}"
+
+
+def test_axe_core_is_the_pinned_release() -> None:
+    digest = base64.b64encode(hashlib.sha256(AXE.read_bytes()).digest()).decode()
+    assert f"sha256-{digest}" == AXE_SRI, "tests/browser/axe-core/axe.min.js is not axe-core 4.14.1 (run fetch.sh)"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_serious_accessibility_violation(visited: dict[str, dict[str, Any]], page: str) -> None:
+    violations = visited[page]["axe"]
+    failing = [f"{v['impact']} {v['id']} ({v['help']}): {v['nodes'][:3]}" for v in violations if v["impact"] in AXE_FAIL]
+    assert not failing, f"axe-core: {failing}"
