@@ -118,12 +118,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     add_parallel_arguments(parser, what="bootstrap replicates (Khiops fits)")
     parser.add_argument("--force", action="store_true", help="recompute data sets already done")
+    parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
     args = parser.parse_args(argv)
 
     _quiet()
     kn.require_khiops()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    todo = [n for n in args.datasets if args.force or not (OUT_DIR / f"{n}.csv").exists()]
+    todo = [n for n in args.datasets if not args.gather_only and (args.force or not (OUT_DIR / f"{n}.csv").exists())]
     units = [(name, b) for name in todo for b in range(args.replicates)]
     pending: dict[str, list[dict]] = {name: [] for name in todo}
 
