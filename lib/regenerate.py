@@ -35,6 +35,7 @@ repository (the scratch copy links to it).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import fnmatch
 import json
 import os
@@ -60,6 +61,8 @@ __all__ = [
     "Comparison",
     "Result",
     "compare",
+    "cost_table",
+    "makespan",
     "main",
     "missing",
     "ordered",
@@ -555,6 +558,78 @@ def _table(rows: Sequence[tuple[str, str, float, float, str]]) -> str:
     return "\n".join(lines)
 
 
+COSTS_BEGIN = "<!-- cost table: written by `python -m lib.regenerate --write-costs`; do not edit -->"
+COSTS_END = "<!-- end of the cost table -->"
+
+
+def family(res: Result) -> str:
+    """The group a result belongs to in the cost table: its script's folder, or the notebook."""
+    return res.name.split("/")[0] if res.kind == "script" else res.name
+
+
+def makespan(seconds: Sequence[float], workers: int) -> float:
+    """Wall time of independent units on ``workers`` workers, longest first to the least loaded (LPT)."""
+    loads = [0.0] * workers
+    for s in sorted(seconds, reverse=True):
+        loads[loads.index(min(loads))] += s
+    return max(loads, default=0.0)
+
+
+def cost_table(check: Mapping[str, Any], runs: Mapping[str, Any] | None = None,
+               registry: Sequence[Result] = REGISTRY) -> str:
+    """The cost table of data/derived/README.md, from the states of --check runs (and of plain runs)."""
+    runs = runs or {}
+    groups: dict[str, list[Result]] = {}
+    for res in registry:
+        groups.setdefault(family(res), []).append(res)
+    lines = [
+        "| result | units | files | command (one unit) | units measured | CPU s measured | longest unit CPU s "
+        "| last --check | not checked |",
+        "|---|---:|---:|---|---:|---:|---:|---|---|",
+    ]
+    measured: list[float] = []
+    n_checked = n_units = 0
+    for name, members in groups.items():
+        seen = {r.name: check.get(r.name) or runs.get(r.name) for r in members}
+        cpu = [float(v["cpu_seconds"]) for v in seen.values() if v]
+        measured += cpu
+        checked = {r.name: check[r.name]["status"] for r in members if r.name in check}
+        counts: dict[str, int] = {}
+        for status in checked.values():
+            counts[status] = counts.get(status, 0) + 1
+        verdict = ", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "not run"
+        unchecked = [r.name.split("/", 1)[-1] for r in members if r.name not in check]
+        if len(unchecked) > 6:
+            unchecked = [f"{len(unchecked)} units"]
+        n_checked += len(checked)
+        n_units += len(members)
+        command = " ".join(members[0].command).replace("|", "\\|")
+        lines.append(f"| `{name}` | {len(members)} | {sum(len(r.outputs) for r in members)} | `{command}` "
+                     f"| {len(cpu)} | {sum(cpu):.0f} | {max(cpu, default=0):.0f} | {verdict} "
+                     f"| {', '.join(unchecked) or '-'} |")
+    total = sum(measured)
+    lines += [
+        "",
+        f"Measured: {len(measured)} of {n_units} units ({n_checked} checked by `--check`), "
+        f"{total / 3600:.2f} CPU-hours. Projected wall time of the measured units, longest first to the "
+        f"least-loaded worker: {makespan(measured, 2) / 3600:.2f} h on 2 cores, "
+        f"{makespan(measured, 32) / 3600:.2f} h on 32 workers (the longest unit, "
+        f"{max(measured, default=0) / 60:.1f} min, bounds it). The units not measured are not in these sums.",
+    ]
+    return "\n".join(lines)
+
+
+def write_costs(readme: Path, check: Mapping[str, Any], runs: Mapping[str, Any] | None = None) -> None:
+    """Replace the cost table between :data:`COSTS_BEGIN` and :data:`COSTS_END` in ``readme``."""
+    text = readme.read_text(encoding="utf-8")
+    if COSTS_BEGIN not in text or COSTS_END not in text:
+        raise SystemExit(f"{readme} has no cost-table markers ({COSTS_BEGIN} ... {COSTS_END})")
+    head, rest = text.split(COSTS_BEGIN, 1)
+    _, tail = rest.split(COSTS_END, 1)
+    readme.write_text(head + COSTS_BEGIN + "\n" + cost_table(check, runs) + "\n" + COSTS_END + tail,
+                      encoding="utf-8")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.regenerate", description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -570,6 +645,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="folder for the scratch copy, the logs and the resumable state "
                              "(default _build/regenerate)")
     parser.add_argument("--force", action="store_true", help="rerun results already done at this commit")
+    parser.add_argument("--write-costs", action="store_true",
+                        help="write the cost table of data/derived/README.md from the recorded states, and stop")
     add_parallel_arguments(parser, what="units of the scripts that take them")
     args = parser.parse_args(argv)
     _check_registry(REGISTRY)
@@ -580,6 +657,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                               ("parallel", res.engine)) if on)
             print(f"{res.name}: {' '.join(res.command)}" + (f"  [{flags}]" if flags else ""))
             print("    writes " + ", ".join(res.outputs))
+        return 0
+    if args.write_costs:
+        scratch = args.scratch.resolve()
+        write_costs(data.REPO_ROOT / DERIVED / "README.md", _load_state(scratch / "state-check.json"),
+                    _load_state(scratch / "state-regenerate.json"))
+        print(f"wrote the cost table of {DERIVED / 'README.md'}")
         return 0
     patterns = list(args.names)
     if args.all:
@@ -597,6 +680,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     state_path = scratch / f"state-{mode}.json"
     state = _load_state(state_path)
     commit = _commit(root)
+    scratch.mkdir(parents=True, exist_ok=True)
+    lock = (scratch / "lock").open("w")
+    try:  # two runs on one scratch folder would delete each other's copy and state
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it or pass --scratch") from None
     repo = make_scratch(root, scratch) if args.check else root
     rows = []
     bar = tqdm(chosen, desc=mode, unit="result", file=sys.stderr)

@@ -100,3 +100,26 @@ def test_check_finds_a_cheap_result_identical_and_an_altered_copy_differing(tmp_
     assert outcome["status"] == "differs"
     assert "1 cells" in outcome["detail"] and "row 0 'CV AUC': 0.5 ->" in outcome["detail"]
     shutil.rmtree(scratch)
+
+
+def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_path: Path) -> None:
+    units = [5.0, 4.0, 3.0, 3.0, 3.0]
+    assert rg.makespan(units, 1) == sum(units)
+    assert rg.makespan(units, 10) == max(units)          # one unit per worker: the longest bounds it
+    assert sum(units) / 2 <= rg.makespan(units, 2) <= sum(units) / 2 + max(units)
+    check = {"nb-table1-cv/crx": {"status": "identical", "cpu_seconds": 30.0},
+             "nb-table1-cv/adult": {"status": "differs", "cpu_seconds": 90.0}}
+    table = rg.cost_table(check, {"nb-table1-cv/twonorm": {"status": "regenerated", "cpu_seconds": 60.0}})
+    row = next(line for line in table.splitlines() if line.startswith("| `nb-table1-cv` |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["11", "11"]                      # ten data sets and the gather step, a file each
+    assert cells[4:7] == ["3", "180", "90"]                # three measured, their sum, the longest
+    assert cells[7] == "1 differs, 1 identical"
+    assert cells[8] == "9 units"                           # the units --check has not run
+    assert "Measured: 3 of" in table and "0.05 CPU-hours" in table
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{rg.COSTS_BEGIN}\nold\n{rg.COSTS_END}\nafter\n")
+    rg.write_costs(readme, check)
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("after\n") and "old" not in text
+    assert "| `nb-table1-cv` | 11 | 11 |" in text
