@@ -10,9 +10,9 @@ and which results must come first. :func:`unregistered` lists a file that no res
 folder's README, the reproduction report's registries, typed by hand).
 
 Without ``--check`` the results asked for are rerun in place, in dependency order (units
-before the gather steps that concatenate them, those before the notebooks that read them),
-with a progress bar; a result already done at the same commit is skipped (resumable) unless
-``--force``. With ``--check`` each result runs in a *scratch copy* of the repository (its
+before the gather steps that concatenate them, those before the notebooks that read them;
+a notebook is re-executed in place by ``.ci/refresh-notebooks``), with a progress bar; a
+result already done at the same commit is skipped (resumable) unless ``--force``. With ``--check`` each result runs in a *scratch copy* of the repository (its
 code, notebooks and ``data/``, under ``--scratch``, by default ``_build/regenerate/``):
 its stored outputs are deleted there, its command writes them again, and each is compared
 with the stored file: **identical** (same bytes), **within tolerance** (the only differences
@@ -113,6 +113,7 @@ NB_DATASETS = ("twonorm", "crx", "ionosphere", "spambase", "tic-tac-toe", "germa
 NB_TABLE3_SEEDS = {1: NB_DATASETS, 2: NB_DATASETS, 3: NB_DATASETS,
                    **{s: ("telco", "twonorm", "adult", "spambase") for s in (4, 5, 6, 7)}}
 COAL_GRID_CLASSIFIERS = ("NB", "kNN", "tree", "BagNB", "RF", "SVM")
+COAL_GRID_CHEAP = ("NB", "kNN", "tree", "BagNB")   # 1-10 CPU s a pair; RF and SVM up to a minute
 COAL_MANY_DATASETS = ("ionosphere", "german-numeric", "cervical", "spambase", "adult")
 COAL_MANY_CLASSIFIERS = ("logistic", "gradient-boosting")
 TV_REAL_DATASETS = ("keel-haberman", "cervical", "keel-yeast1", "keel-abalone9-18", "adult")
@@ -137,11 +138,11 @@ def _nb(path: str, outputs: Iterable[str], inputs: Iterable[str] = (), *, after:
 
 def _registry() -> tuple[Result, ...]:  # noqa: PLR0915 - one declaration per result
     r: list[Result] = []
-    cheap_nb = {"tic-tac-toe", "crx", "ionosphere", "cervical", "breast-wisconsin", "german-numeric"}
+    cheap_nb = {"tic-tac-toe", "cervical"}   # a few seconds a unit; the others take 10 s to 10 min
     # ---- chapter 1: Table 1's cross-validation, the bootstrap, Table 3's KernelSHAP protocol
     for d in NB_DATASETS:
         r.append(Result(f"nb-table1-cv/{d}", ("scripts/nb_table1_cv.py", "--datasets", d, "--force"),
-                        (f"nb-table1-cv/{d}.csv",), (d,), engine=True))
+                        (f"nb-table1-cv/{d}.csv",), (d,), engine=True, cheap=d == "tic-tac-toe"))
     r.append(Result("nb-table1-cv", ("scripts/nb_table1_cv.py", "--gather-only"), ("nb-table1-cv.csv",),
                     tuple(f"nb-table1-cv/{d}.csv" for d in NB_DATASETS),
                     tuple(f"nb-table1-cv/{d}" for d in NB_DATASETS), cheap=True))
@@ -177,7 +178,8 @@ def _registry() -> tuple[Result, ...]:  # noqa: PLR0915 - one declaration per re
     for s in range(COMP_ESTIMATION_SEEDS):
         r.append(Result(f"comp-estimation/seed-{s:02d}",
                         ("scripts/comp_estimation.py", "--seeds", str(COMP_ESTIMATION_SEEDS), "--only-seeds", str(s),
-                         "--force"), (f"comp-estimation/iris-seed{s:02d}.csv",), ("iris",), engine=True))
+                         "--force"), (f"comp-estimation/iris-seed{s:02d}.csv",), ("iris",), engine=True,
+                        cheap=s == 0))
     r.append(Result("comp-estimation", ("scripts/comp_estimation.py", "--gather-only"),
                     ("comp-estimation-error-vs-budget.csv",),
                     tuple(f"comp-estimation/iris-seed{s:02d}.csv" for s in range(COMP_ESTIMATION_SEEDS)),
@@ -191,18 +193,20 @@ def _registry() -> tuple[Result, ...]:  # noqa: PLR0915 - one declaration per re
     # ---- chapter 4: typical values on real data
     for d in TV_REAL_DATASETS:
         r.append(Result(f"tv-real/{d}", ("scripts/tv_real_data.py", "--datasets", d, "--force"),
-                        (f"tv-real/{d}.csv", f"tv-real/{d}-models.csv"), (d,), engine=True))
+                        (f"tv-real/{d}.csv", f"tv-real/{d}-models.csv"), (d,), engine=True,
+                        cheap=d == "keel-haberman"))
     r.append(Result("tv-real", ("scripts/tv_real_data.py", "--gather-only"),
                     ("tv-real-vs-shapley.csv", "tv-real-models.csv", "tv-real-datasets.csv"),
                     tuple(f"tv-real/{d}.csv" for d in TV_REAL_DATASETS) + TV_REAL_DATASETS,
-                    tuple(f"tv-real/{d}" for d in TV_REAL_DATASETS)))
+                    tuple(f"tv-real/{d}" for d in TV_REAL_DATASETS), cheap=True))
     # ---- chapter 5: the coalitional grid and many attributes
     keel = [n.removeprefix("keel-") for n in data.names("keel")]
     for c in COAL_GRID_CLASSIFIERS:
         for d in keel:
             r.append(Result(f"coal-grid/{d}__{c}", ("scripts/coal_grid.py", "--datasets", f"keel-{d}",
                                                     "--classifiers", c, "--force"),
-                            (f"coal-grid/{d}__{c}.csv",), (f"keel-{d}",), variable=_TIMES, engine=True))
+                            (f"coal-grid/{d}__{c}.csv",), (f"keel-{d}",), variable=_TIMES, engine=True,
+                            cheap=c in COAL_GRID_CHEAP))
     r.append(Result("coal-grid", ("scripts/coal_grid.py", "--gather-only"), ("coal-grid.csv",),
                     tuple(f"coal-grid/{d}__{c}.csv" for c in COAL_GRID_CLASSIFIERS for d in keel),
                     tuple(f"coal-grid/{d}__{c}" for c in COAL_GRID_CLASSIFIERS for d in keel),
@@ -491,9 +495,11 @@ def _engine_options(res: Result, args: argparse.Namespace) -> list[str]:
     return opts
 
 
-def _argv(res: Result, args: argparse.Namespace) -> list[str]:
+def _argv(res: Result, args: argparse.Namespace, *, scratch: bool) -> list[str]:
     if res.kind == "notebook":
-        return [sys.executable, "-m", "jupyter", *res.command[1:]]
+        if scratch:  # run, store nothing but the files it writes
+            return [sys.executable, "-m", "jupyter", *res.command[1:]]
+        return ["bash", ".ci/refresh-notebooks", res.command[-1]]  # the notebook's stored outputs too
     return [sys.executable, *res.command, *_engine_options(res, args)]
 
 
@@ -503,7 +509,7 @@ def run_one(res: Result, where: Path, log: Path, args: argparse.Namespace, *, sc
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with log.open("w") as out:
-        done = subprocess.run(_argv(res, args), cwd=where, env=_environment(where, scratch), stdout=out,
+        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=_environment(where, scratch), stdout=out,
                               stderr=subprocess.STDOUT)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
