@@ -12,7 +12,8 @@ folder's README, the reproduction report's registries, typed by hand).
 Without ``--check`` the results asked for are rerun in place, in dependency order (units
 before the gather steps that concatenate them, those before the notebooks that read them;
 a notebook is re-executed in place by ``.ci/refresh-notebooks``), with a progress bar; a
-result already done at the same commit is skipped (resumable) unless ``--force``. With ``--check`` each result runs in a *scratch copy* of the repository (its
+result already done at the same commit is skipped (resumable) unless ``--force``. With
+``--check`` each result runs in a *scratch copy* of the repository (its
 code, notebooks and ``data/``, under ``--scratch``, by default ``_build/regenerate/``):
 its stored outputs are deleted there, its command writes them again, and each is compared
 with the stored file: **identical** (same bytes), **within tolerance** (the only differences
@@ -53,7 +54,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from lib import data
-from lib.parallel import BACKENDS, add_parallel_arguments
+from lib.parallel import add_parallel_arguments
 
 __all__ = [
     "NOT_RESULTS",
@@ -62,8 +63,8 @@ __all__ = [
     "Result",
     "compare",
     "cost_table",
-    "makespan",
     "main",
+    "makespan",
     "missing",
     "ordered",
     "select",
@@ -106,7 +107,7 @@ class Result:
 
 
 # ----------------------------------------------------------------------------- the registry
-#: data sets of Lemaire et al.'s Tables 1 and 3 (scripts/nb_table1_cv.py, nb_bootstrap_spread.py, nb_table3_kernelshap.py)
+#: data sets of Lemaire et al.'s Tables 1 and 3 (scripts nb_table1_cv, nb_bootstrap_spread, nb_table3_kernelshap)
 NB_DATASETS = ("twonorm", "crx", "ionosphere", "spambase", "tic-tac-toe", "german-numeric", "telco", "adult",
                "cervical", "breast-wisconsin")
 #: Table 3's other seeds: 1-3 on every data set, 4-7 on the four whose rows are drawn
@@ -136,7 +137,7 @@ def _nb(path: str, outputs: Iterable[str], inputs: Iterable[str] = (), *, after:
                   cheap=cheap, note="also re-run by nbval in every test run")
 
 
-def _registry() -> tuple[Result, ...]:  # noqa: PLR0915 - one declaration per result
+def _registry() -> tuple[Result, ...]:
     r: list[Result] = []
     cheap_nb = {"tic-tac-toe", "cervical"}   # a few seconds a unit; the others take 10 s to 10 min
     # ---- chapter 1: Table 1's cross-validation, the bootstrap, Table 3's KernelSHAP protocol
@@ -448,7 +449,7 @@ def compare(stored: Path, new: Path, variable: Variable = {}) -> Comparison:  # 
 
 # ----------------------------------------------------------------------------- running
 def _commit(root: Path) -> str:
-    done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=False)
     return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 
@@ -503,14 +504,15 @@ def _argv(res: Result, args: argparse.Namespace, *, scratch: bool) -> list[str]:
     return [sys.executable, *res.command, *_engine_options(res, args)]
 
 
-def run_one(res: Result, where: Path, log: Path, args: argparse.Namespace, *, scratch: bool) -> tuple[int, float, float]:
+def run_one(res: Result, where: Path, log: Path, args: argparse.Namespace, *,
+            scratch: bool) -> tuple[int, float, float]:
     """Run a result's command in ``where``; its exit code, CPU-seconds and wall seconds."""
     log.parent.mkdir(parents=True, exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with log.open("w") as out:
-        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=_environment(where, scratch), stdout=out,
-                              stderr=subprocess.STDOUT)
+        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=_environment(where, scratch),
+                              stdout=out, stderr=subprocess.STDOUT, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return done.returncode, cpu, time.perf_counter() - start
@@ -589,8 +591,8 @@ def cost_table(check: Mapping[str, Any], runs: Mapping[str, Any] | None = None,
     for res in registry:
         groups.setdefault(family(res), []).append(res)
     lines = [
-        "| result | units | files | command (one unit) | units measured | CPU s measured | longest unit CPU s "
-        "| last --check | not checked |",
+        ("| result | units | files | command (one unit) | units measured | CPU s measured | longest unit CPU s "
+        "| last --check | not checked |"),
         "|---|---:|---:|---|---:|---:|---:|---|---|",
     ]
     measured: list[float] = []
@@ -616,11 +618,11 @@ def cost_table(check: Mapping[str, Any], runs: Mapping[str, Any] | None = None,
     total = sum(measured)
     lines += [
         "",
-        f"Measured: {len(measured)} of {n_units} units ({n_checked} checked by `--check`), "
+        (f"Measured: {len(measured)} of {n_units} units ({n_checked} checked by `--check`), "
         f"{total / 3600:.2f} CPU-hours. Projected wall time of the measured units, longest first to the "
         f"least-loaded worker: {makespan(measured, 2) / 3600:.2f} h on 2 cores, "
         f"{makespan(measured, 32) / 3600:.2f} h on 32 workers (the longest unit, "
-        f"{max(measured, default=0) / 60:.1f} min, bounds it). The units not measured are not in these sums.",
+        f"{max(measured, default=0) / 60:.1f} min, bounds it). The units not measured are not in these sums."),
     ]
     return "\n".join(lines)
 
@@ -656,7 +658,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_parallel_arguments(parser, what="units of the scripts that take them")
     args = parser.parse_args(argv)
     _check_registry(REGISTRY)
-    assert args.backend in BACKENDS
     if args.list:
         for res in REGISTRY:
             flags = ", ".join(f for f, on in (("cheap", res.cheap), (f"side env {res.side_env}", res.side_env),
@@ -691,7 +692,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:  # two runs on one scratch folder would delete each other's copy and state
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it or pass --scratch") from None
+        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it, or pass "
+                         "another --scratch") from None
     repo = make_scratch(root, scratch) if args.check else root
     rows = []
     bar = tqdm(chosen, desc=mode, unit="result", file=sys.stderr)
