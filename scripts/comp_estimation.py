@@ -65,18 +65,25 @@ def run_seed(seed: int, *, model: SVC, explain: np.ndarray, background: np.ndarr
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=20, help="number of seeds (0 .. seeds-1)")
+    parser.add_argument("--only-seeds", type=int, nargs="+", default=None, metavar="S",
+                        help="run only these of the seeds 0 .. seeds-1 (the others' CSVs are gathered as stored)")
     parser.add_argument("--force", action="store_true", help="recompute seeds whose CSV exists")
+    parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
     add_parallel_arguments(parser, what="seeds")
     args = parser.parse_args(argv)
+    if args.only_seeds is not None and not set(args.only_seeds) <= set(range(args.seeds)):
+        parser.error(f"--only-seeds must be among 0 .. {args.seeds - 1}, got {args.only_seeds}")
     warnings.filterwarnings("ignore", message="IProgress not found")
     derived = lib.data.REPO_ROOT / "data" / "derived"
     parts = derived / "comp-estimation"
     parts.mkdir(parents=True, exist_ok=True)
-    model, explain, background, exact = setup()
-    todo = [s for s in range(args.seeds) if args.force or not (parts / f"iris-seed{s:02d}.csv").exists()]
-    fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)
-    with parallel_engine(args):
-        run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
+    seeds = range(args.seeds) if args.only_seeds is None else sorted(set(args.only_seeds))
+    todo = [s for s in seeds if not args.gather_only and (args.force or not (parts / f"iris-seed{s:02d}.csv").exists())]
+    if todo:
+        model, explain, background, exact = setup()
+        fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)
+        with parallel_engine(args):
+            run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
     files = sorted(parts.glob("iris-seed*.csv"))
     table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     table.insert(0, "setup", "iris-svm")

@@ -106,13 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--force", action="store_true", help="recompute data sets already done")
+    parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
     add_parallel_arguments(parser, what="data sets")
     args = parser.parse_args(argv)
 
     _quiet()
     kn.require_khiops()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
-    todo = [n for n in args.datasets if args.force or not (OUT_DIR / f"{n}.csv").exists()]
+    todo = [n for n in args.datasets if not args.gather_only and (args.force or not (OUT_DIR / f"{n}.csv").exists())]
     with parallel_engine(args):
         run_units(todo, partial(run_dataset, folds=args.folds, seed=args.seed), n_jobs=args.n_jobs,
                   backend=args.backend, desc="data sets", unit="data set")

@@ -1,0 +1,125 @@
+"""lib.regenerate: every stored result has a registered unit of work, and --check tells identical from drifted.
+
+The registry must name, for every file of data/derived/, the result that writes it (a file that
+no result writes fails the test), and every file it declares must be stored. ``--check`` reruns a
+cheap result (Table 1's gathered cross-validation, from its stored parts) in a scratch copy and
+must find it identical; against a stored copy with one cell altered, the same run must report
+the file as differing and name the cell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lib import regenerate as rg
+from lib.data import REPO_ROOT
+
+
+def test_every_file_of_data_derived_is_written_by_a_registered_result() -> None:
+    assert rg.unregistered() == [], "files of data/derived/ that no result of lib.regenerate writes"
+    assert rg.missing() == [], "results lib.regenerate declares that are not stored"
+    rg._check_registry(rg.REGISTRY)
+    # every result's command names a file of the repository (a script, a benchmark, a notebook)
+    for res in rg.REGISTRY:
+        target = res.command[2] if res.kind == "notebook" else res.command[0]
+        assert (REPO_ROOT / target).is_file(), f"{res.name}: {target} does not exist"
+
+
+def test_an_unregistered_file_is_found(tmp_path: Path) -> None:
+    derived = tmp_path / "data" / "derived"
+    (derived / "reproduction").mkdir(parents=True)
+    for name in ("README.md", "reproduction/00-foundations.yaml", "nb-table1-cv.csv", "stray.csv"):
+        (derived / name).write_text("x\n")
+    registry = [res for res in rg.REGISTRY if res.name == "nb-table1-cv"]
+    assert rg.unregistered(tmp_path, registry) == ["stray.csv"]
+    assert rg.missing(tmp_path, rg.REGISTRY[:1]) == list(rg.REGISTRY[0].outputs)
+
+
+def test_dependencies_come_first_and_unknown_names_are_refused() -> None:
+    chosen = rg.select(["notebook:01-naive-bayes/04-table1-figure1", "nb-table1-cv", "nb-table1-cv/crx"])
+    names = [res.name for res in chosen]
+    assert names.index("nb-table1-cv/crx") < names.index("nb-table1-cv") < names.index(
+        "notebook:01-naive-bayes/04-table1-figure1")
+    assert [res.name for res in rg.select(["data/derived/nb-table3-spread.csv"])] == ["nb-table3"]
+    with pytest.raises(SystemExit, match="no result is called"):
+        rg.select(["no-such-result"])
+    # every dependency declared in the registry is ordered before its dependant
+    position = {res.name: i for i, res in enumerate(rg.ordered(rg.REGISTRY))}
+    for res in rg.REGISTRY:
+        assert all(position[a] < position[res.name] for a in res.after), res.name
+
+
+def test_compare_tells_declared_variable_columns_from_drift(tmp_path: Path) -> None:
+    stored, new = tmp_path / "a.csv", tmp_path / "b.csv"
+    stored.write_text("name,value,time ms\nx,0.5,12.0\ny,1.5,13.0\n")
+    new.write_text("name,value,time ms\nx,0.5,99.0\ny,1.5,13.0\n")
+    assert rg.compare(stored, stored).status == "identical"
+    assert rg.compare(stored, new, {"time*": None}).status == "within tolerance"
+    drift = rg.compare(stored, new)
+    assert drift.status == "differs" and "row 0 'time ms': 12.0 -> 99.0" in drift.detail
+    assert rg.compare(stored, new, {"time*": 1.0}).status == "differs"    # a declared bound holds
+    assert rg.compare(stored, new, {"time*": 100.0}).status == "within tolerance"
+    new.write_text("name,value,time ms\nx,0.25,12.0\ny,1.5,13.0\n")
+    assert rg.compare(stored, new, {"time*": None}).status == "differs"   # not a declared column
+    new.write_text("name,value,time ms\r\nx,0.5,12.0\r\ny,1.5,13.0\r\n")
+    assert rg.compare(stored, new).status == "differs"                    # same cells, other bytes
+    assert rg.compare(stored, tmp_path / "none.csv").status == "missing"
+    js, jn = tmp_path / "a.json", tmp_path / "b.json"
+    js.write_text(json.dumps({"pearson": 0.9, "seconds": 4.6}))
+    jn.write_text(json.dumps({"pearson": 0.9, "seconds": 5.1}))
+    assert rg.compare(js, jn, {"seconds": None}).status == "within tolerance"
+    jn.write_text(json.dumps({"pearson": 0.8, "seconds": 4.6}))
+    assert rg.compare(js, jn, {"seconds": None}).status == "differs"
+
+
+def test_check_finds_a_cheap_result_identical_and_an_altered_copy_differing(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture) -> None:
+    scratch = tmp_path / "scratch"
+    assert rg.main(["--check", "nb-table1-cv", "--scratch", str(scratch)]) == 0
+    out = capsys.readouterr().out
+    assert "nb-table1-cv  " in out and "identical" in out
+    state = json.loads((scratch / "state-check.json").read_text())
+    assert state["nb-table1-cv"]["status"] == "identical"
+    # the same run against a stored copy with one cell changed
+    stored = tmp_path / "stored"
+    (stored / "data" / "derived").mkdir(parents=True)
+    text = (REPO_ROOT / "data" / "derived" / "nb-table1-cv.csv").read_text().splitlines()
+    header, first = text[0].split(","), text[1].split(",")
+    column = header.index("CV AUC")
+    first[column] = "0.5"
+    text[1] = ",".join(first)
+    (stored / "data" / "derived" / "nb-table1-cv.csv").write_text("\n".join(text) + "\n")
+    repo = rg.make_scratch(REPO_ROOT, scratch)
+    args = argparse.Namespace(n_jobs=1, backend="loky", scheduler=None, local_cluster=None)
+    outcome = rg.check_one(rg.BY_NAME["nb-table1-cv"], stored, repo, scratch / "altered.log", args)
+    assert outcome["status"] == "differs"
+    assert "1 cells" in outcome["detail"] and "row 0 'CV AUC': 0.5 ->" in outcome["detail"]
+    shutil.rmtree(scratch)
+
+
+def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_path: Path) -> None:
+    units = [5.0, 4.0, 3.0, 3.0, 3.0]
+    assert rg.makespan(units, 1) == sum(units)
+    assert rg.makespan(units, 10) == max(units)          # one unit per worker: the longest bounds it
+    assert sum(units) / 2 <= rg.makespan(units, 2) <= sum(units) / 2 + max(units)
+    check = {"nb-table1-cv/crx": {"status": "identical", "cpu_seconds": 30.0},
+             "nb-table1-cv/adult": {"status": "differs", "cpu_seconds": 90.0}}
+    table = rg.cost_table(check, {"nb-table1-cv/twonorm": {"status": "regenerated", "cpu_seconds": 60.0}})
+    row = next(line for line in table.splitlines() if line.startswith("| `nb-table1-cv` |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:3] == ["11", "11"]                      # ten data sets and the gather step, a file each
+    assert cells[4:7] == ["3", "180", "90"]                # three measured, their sum, the longest
+    assert cells[7] == "1 differs, 1 identical"
+    assert cells[8] == "9 units"                           # the units --check has not run
+    assert "Measured: 3 of" in table and "0.05 CPU-hours" in table
+    readme = tmp_path / "README.md"
+    readme.write_text(f"before\n{rg.COSTS_BEGIN}\nold\n{rg.COSTS_END}\nafter\n")
+    rg.write_costs(readme, check)
+    text = readme.read_text()
+    assert text.startswith("before\n") and text.endswith("after\n") and "old" not in text
+    assert "| `nb-table1-cv` | 11 | 11 |" in text
