@@ -119,6 +119,7 @@ REPORT_COLUMNS = [
     "note",
     "evidence",
     "claim",
+    "setup",
 ]
 _LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
 
@@ -558,6 +559,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         out["claim"] = out["item"].astype(str)
     else:
         out["claim"] = out["paper value"].astype(str)
+    out["setup"] = spec.setup
     out.insert(0, "table", spec.table)
     out.insert(0, "paper", spec.paper)
     return out[REPORT_COLUMNS]
@@ -602,20 +604,26 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
     sentence of the paper relies on); :func:`table_rows` writes it in the ``claim`` column. A claim takes the worst status of
     its rows (contradicted, not reproduced, explained deviation, consistent, reproduced): it holds
     only where all its numbers do. Derivation checks and errata are not claims and are left out. Columns:
-    ``paper``, ``table``, ``claim``, ``status``, ``numbers`` (how many rows test it) and
-    ``agree`` (how many of them are reproduced or consistent).
+    ``paper``, ``table``, ``claim``, ``setup`` (identified, guessed, model-differs), ``status``,
+    ``numbers`` (how many rows test it) and ``agree`` (how many of them are reproduced or consistent).
     """
     rows = report[~report["status"].isin(APART)]
     frame = rows.assign(rank=rows["status"].map(_SEVERITY.index),
                         agree=rows["status"].isin(("reproduced", "consistent")))
-    grouped = frame.groupby(["paper", "table", "claim"], sort=False)
+    grouped = frame.groupby(["paper", "table", "claim", "setup"], sort=False)
     out = grouped.agg(rank=("rank", "min"), numbers=("status", "size"), agree=("agree", "sum")).reset_index()
     out["status"] = [_SEVERITY[int(r)] for r in out["rank"]]
-    return out[["paper", "table", "claim", "status", "numbers", "agree"]].astype({"numbers": int, "agree": int})
+    return out[["paper", "table", "claim", "setup", "status", "numbers", "agree"]].astype(
+        {"numbers": int, "agree": int})
 
 
 def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Claim-level counts of each status per paper (see :func:`claims`), and a total row."""
+    """Claim-level counts of each status per paper (see :func:`claims`), and a total row.
+
+    The last column, ``not the paper's set-up``, counts the claims tested on a set-up we chose
+    (``guessed``) or with another model (``model-differs``): what could not be tested here as the
+    paper did it, and so can be at most consistent, never reproduced or contradicted.
+    """
     table = claims(report)
     counts = (
         pd.crosstab(table["paper"], pd.Categorical(table["status"], categories=STATUSES), dropna=False)
@@ -625,6 +633,8 @@ def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> 
     order = [p for p in (papers or dict.fromkeys(table["paper"])) if p in counts.index]
     counts = counts.reindex(order)
     counts["claims"] = counts[list(STATUSES)].sum(axis=1)
+    other = table[table["setup"] != "identified"].groupby("paper").size()
+    counts["not the paper's set-up"] = other.reindex(counts.index, fill_value=0)
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
 

@@ -207,7 +207,7 @@ def _evidence_cell(evidence: str) -> str:
 def _report_rows(rows: Any, kind: str) -> Any:
     import pandas as pd
 
-    rows = rows.drop(columns=["paper", "table", "claim"])
+    rows = rows.drop(columns=["paper", "table", "claim", "setup"])
     if kind == "claims":
         rows = rows.drop(columns=["difference", "tolerance", "evidence"])
     else:
@@ -258,7 +258,9 @@ class ReproductionReport(Directive):
         lines = [
             "**Claims.** A claim is one sentence of a paper, or one published table (the message a "
             "sentence of the paper relies on); it takes the worst verdict of the numbers that test it, "
-            "so it holds only where all of them do.",
+            "so it holds only where all of them do. The last column counts the claims that could not be "
+            "tested as the paper did — on a set-up we had to choose, or with another version of the "
+            "paper's tool — which can be consistent at most (each table below says why).",
             "",
             *_pipe_table(named(claim_counts)),
             "",

@@ -303,6 +303,8 @@ def test_model_differs_setup(tmp_path: Path) -> None:
     assert dict(zip(rep["item"] + "@" + rep["table"], rep["status"])) == {
         "a@N": "consistent", "b@N": "not reproduced", "x@C": "consistent", "y@C": "not reproduced"}
     assert (rep["note"] == "another version of the paper's tool").all()
+    assert (report.claims(rep)["setup"] == "model-differs").all()
+    assert report.claim_summary(rep, ["p1"]).loc["p1", "not the paper's set-up"] == 2  # table N, sentence 'yes'
     # the set-up must say what differs
     tables[0]["setup_note"] = ""
     (tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml").write_text(
@@ -346,6 +348,7 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
     assert "the bias makes the sum exact" not in table.index
     per_paper = report.claim_summary(rep, ["p1"]).loc["p1"]
     assert per_paper["claims"] == 3 and per_paper["contradicted"] == 1 and per_paper["reproduced"] == 1
+    assert per_paper["not the paper's set-up"] == 0
     # each row its own claim when the registry says so
     tables[0]["claims_by"] = "row"
     _rewrite = tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml"
