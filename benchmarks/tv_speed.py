@@ -2,7 +2,7 @@
 
 All methods explain the same fitted model (``log f``, the draft's scale) on the same rows,
 against the same background, under the protocol of the chapter's real-data evaluation
-(``lib.typical_value.prepare_real_data``: the ``--max-features`` features with the largest
+(``lib.experiments.tv_real_data.prepare_real_data``: the ``--max-features`` features with the largest
 mutual information, 100 background rows). Per explained row it times
 
 * the typical-value contributions (``d + 1`` model rows per explained row),
@@ -36,9 +36,10 @@ from tqdm import tqdm
 
 from lib import data, shapley
 from lib import typical_value as tv
+from lib.experiments import tv_real_data as rd
 from timing import median_time as _median_time
 
-POSITIVE = tv.REAL_DATA_POSITIVE
+POSITIVE = rd.REAL_DATA_POSITIVE
 
 
 def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max_features: int) -> pd.DataFrame:
@@ -47,8 +48,8 @@ def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max
         import shap
 
     X, y = data.load(dataset)
-    protocol = {**tv.REAL_DATA_PROTOCOL, "n_explain": 2 * rows, "seed": seed, "max_features": max_features}
-    s = tv.prepare_real_data(dataset, X, y, POSITIVE[dataset], **protocol)
+    protocol = {**rd.REAL_DATA_PROTOCOL, "n_explain": 2 * rows, "seed": seed, "max_features": max_features}
+    s = rd.prepare_real_data(dataset, X, y, POSITIVE[dataset], **protocol)
     explain = s.rows.iloc[:rows]
     bg = s.background
     typical = tv.typical_values(s.X_train, s.y_train)
@@ -57,7 +58,7 @@ def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max
     for kind in tqdm(models, desc="models", file=sys.stderr):
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="Bins whose width are too small")  # tied quantiles
-            model = tv.real_data_model(kind, False, s.X_train, seed=seed).fit(s.X_train, s.y_train)
+            model = rd.real_data_model(kind, False, s.X_train, seed=seed).fit(s.X_train, s.y_train)
         out = tv.log_and_logit(model)
 
         def log_f(Z, out=out):
@@ -91,7 +92,7 @@ def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="adult", choices=list(POSITIVE))
-    ap.add_argument("--models", nargs="*", default=list(tv.MODEL_KINDS), choices=list(tv.MODEL_KINDS))
+    ap.add_argument("--models", nargs="*", default=list(rd.MODEL_KINDS), choices=list(rd.MODEL_KINDS))
     ap.add_argument("--rows", type=int, default=20)
     ap.add_argument("--max-features", type=int, default=8, help="d: features kept (exact Shapley costs 2**d m rows per row)")
     ap.add_argument("--repeats", type=int, default=3)

@@ -31,7 +31,7 @@ naive_bayes
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
 kernel_comparison
-    KernelSHAP against the closed form: the protocol of Lemaire et al.'s Table 3.
+    KernelSHAP against the closed form: the pieces of Lemaire et al.'s Table 3 comparison.
 report
     The reproduction report: every published number the book reproduces, classified.
 experiments

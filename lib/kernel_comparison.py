@@ -20,7 +20,8 @@ This module holds that protocol as functions:
   value of the log-odds for the background KernelSHAP sees;
 * :func:`global_importance`, :func:`normalised`, :func:`correlations`,
   :func:`local_errors`;
-* :func:`table3_protocol` — all of it for one data set, returning a :class:`Table3Run`.
+* :func:`lib.experiments.nb_table3_kernelshap.table3_protocol` (not here: the experiment's home) —
+  all of it for one data set, returning a ``Table3Run``.
 
 Only the model's selected variables are explained
 -------------------------------------------------
@@ -43,19 +44,16 @@ import logging
 import math
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Iterator, Literal
 
 import numpy as np
-import pandas as pd
 from scipy.stats import kendalltau, pearsonr
 
-from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms, shapley_values
+from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .shapley import ShapleyResult, check_inputs
 
 __all__ = [
     "OUTPUTS",
-    "Table3Run",
     "background_shapley_values",
     "choose_rows",
     "correlations",
@@ -65,7 +63,6 @@ __all__ = [
     "local_errors",
     "naive_bayes_output",
     "normalised",
-    "table3_protocol",
 ]
 
 #: The outputs :func:`naive_bayes_output` can give: ``P(Y_1 | x)`` (eq. 1, what the paper
@@ -453,121 +450,3 @@ def expand_to_inputs(values: np.typing.ArrayLike, used: Sequence[str], inputs: S
     out = np.zeros((v.shape[0], len(inputs)) + v.shape[2:])
     out[:, [inputs.index(u) for u in used]] = v
     return out
-
-
-# ---------------------------------------------------------------------------
-# The protocol for one data set
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Table3Run:
-    """One data set of Table 3 (Lemaire et al., §5.3): local values on the explained rows.
-
-    Attributes
-    ----------
-    feature_names
-        The model's ``d`` variables.
-    weights
-        Their weights ``w_i``.
-    explain, background
-        Row indices (into the data set) of the explained and background rows.
-    ours
-        Eq. 10 (expectation over the training frequencies), ``(n, d)``.
-    ours_background
-        Eq. 10 with the expectation over the background rows
-        (:func:`background_shapley_values`), ``(n, d)``.
-    kernel_proba, kernel_log_odds
-        KernelSHAP on ``P(Y_1|x)`` (the paper's) and on the log-odds (ours), ``(n, d)``,
-        from one run on the two-output model (the same sampled coalitions for both).
-    nsamples
-        KernelSHAP's ``nsamples`` argument.
-    exhaustive
-        Whether that budget enumerates every coalition (``nsamples >= 2**d - 2``), i.e.
-        KernelSHAP is then exact for its background.
-    """
-
-    feature_names: list[str]
-    weights: np.ndarray
-    explain: np.ndarray
-    background: np.ndarray
-    ours: np.ndarray
-    ours_background: np.ndarray
-    kernel_proba: np.ndarray
-    kernel_log_odds: np.ndarray
-    nsamples: int | str
-    exhaustive: bool
-
-    def global_table(self) -> pd.DataFrame:
-        """Per variable: weight and global importance (mean |value|) of each method."""
-        return pd.DataFrame({
-            "weight": self.weights,
-            "ours": global_importance(self.ours),
-            "ours (background expectation)": global_importance(self.ours_background),
-            "kernelshap P(Y|X)": global_importance(self.kernel_proba),
-            "kernelshap log-odds": global_importance(self.kernel_log_odds),
-        }, index=pd.Index(self.feature_names, name="variable"))
-
-    def summary(self) -> dict[str, Any]:
-        """Table 3's two correlations on ``P(Y|X)`` (the paper's comparison), the same on
-        the log-odds, and the local errors of KernelSHAP on the log-odds against eq. 10
-        and against eq. 10 with the background expectation."""
-        g = self.global_table()
-        out: dict[str, Any] = {"n_explain": len(self.explain), "n_background": len(self.background),
-                               "d": len(self.feature_names), "nsamples": self.nsamples,
-                               "exhaustive": self.exhaustive}
-        for label, col in (("proba", "kernelshap P(Y|X)"), ("log-odds", "kernelshap log-odds")):
-            c = correlations(g["ours"], g[col]) if len(g) >= 2 else {"pearson": math.nan, "kendall": math.nan}
-            out[f"pearson {label}"] = c["pearson"]
-            out[f"kendall {label}"] = c["kendall"]
-        for label, ref in (("eq10", self.ours), ("eq10 background", self.ours_background)):
-            e = local_errors(self.kernel_log_odds, ref)
-            for k, v in e.items():
-                out[f"log-odds vs {label} {k}"] = v
-        return out
-
-
-def table3_protocol(
-    tables: NaiveBayesTables,
-    parts: np.typing.ArrayLike,
-    positive: Any,
-    *,
-    n_explain: int = 1000,
-    n_background: int,
-    seed: int,
-    nsamples: int | Literal["auto"] = "auto",
-    progress: bool = False,
-) -> Table3Run:
-    """Lemaire et al.'s KernelSHAP comparison (§5.3, Table 3) on one data set.
-
-    ``parts`` are the part indices of all the data set's rows under the model (the
-    training rows: the paper trains on 100 %). Draws ``n_explain`` explained rows and
-    ``n_background`` background rows with :func:`choose_rows` (``rng =
-    np.random.default_rng(seed)``), runs :func:`kernel_shap` once on the two-output model
-    (``P(Y_1|x)``, log-odds) with ``l1_reg=False`` and shap's global generator seeded
-    with ``seed``, and computes eq. 10 on the same rows.
-    """
-    parts = tables.check_parts(parts)
-    rng = np.random.default_rng(seed)
-    explain, background = choose_rows(parts.shape[0], n_explain, n_background, rng)
-    small = np.int16 if max(tables.n_parts) < 2**15 else np.int64  # shap tiles the background: keep it small
-    X, B = parts[explain].astype(small), parts[background].astype(small)
-    d = parts.shape[1]
-    f = naive_bayes_output(tables, positive, ("proba", "log-odds"))
-    ks = kernel_shap(f, X, B, seed=seed, nsamples=nsamples, progress=progress)
-    ours, _ = shapley_values(tables, parts[explain], positive)
-    ours_bg, _ = background_shapley_values(tables, parts[explain], parts[background], positive)
-    budget = 2 * d + 2**11 if nsamples == "auto" else int(nsamples)
-    values = ks.values if ks.values.ndim == 3 else ks.values.reshape(len(explain), d, 2)
-    return Table3Run(
-        feature_names=list(tables.feature_names),
-        weights=np.asarray(tables.weights, dtype=float),
-        explain=explain,
-        background=background,
-        ours=ours,
-        ours_background=ours_bg,
-        kernel_proba=values[:, :, 0],
-        kernel_log_odds=values[:, :, 1],
-        nsamples=nsamples,
-        exhaustive=bool(budget >= 2**d - 2),
-    )

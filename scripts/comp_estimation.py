@@ -2,11 +2,11 @@
 
 For an RBF SVM on iris (the set-up of notebooks 02-shapley-compositions/03 and 06), six
 flowers explained against 50 background rows, every estimator of
-``lib.compositions.ESTIMATORS`` (Algorithms 1 and 2 of the Shapley-composition paper's
+``lib.experiments.comp_estimation.ESTIMATORS`` (Algorithms 1 and 2 of the Shapley-composition paper's
 Appendix D, with and without the efficiency adjustment of Appendix E, and shap's
 SamplingExplainer and PermutationExplainer on the ILR coordinates) is run at budgets of
 2**4 .. 2**14 samples per flower (2 model rows each) for each seed, and scored by the
-mean Aitchison distance to the exact compositions (``lib.compositions.estimation_errors``).
+mean Aitchison distance to the exact compositions (``lib.experiments.comp_estimation.estimation_errors``).
 
 Resumable: one CSV per seed under ``data/derived/comp-estimation/`` (skipped when present
 unless ``--force``), gathered into ``data/derived/comp-estimation-error-vs-budget.csv``,
@@ -31,6 +31,7 @@ from sklearn.svm import SVC
 
 import lib
 from lib import compositions as cp
+from lib.experiments.comp_estimation import estimation_errors
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 #: Budgets, in samples per explained row (each sample = 2 model rows).
@@ -55,7 +56,7 @@ def run_seed(seed: int, *, model: SVC, explain: np.ndarray, background: np.ndarr
              exact: cp.ShapleyCompositions, parts: Path) -> Path:
     """One unit: every estimator at every budget with ``seed``, written to iris-seed<seed>.csv."""
     warnings.filterwarnings("ignore", message="IProgress not found")
-    frames = [cp.estimation_errors(model.predict_proba, explain, background, exact, n_samples=budget, seed=seed)
+    frames = [estimation_errors(model.predict_proba, explain, background, exact, n_samples=budget, seed=seed)
               for budget in BUDGETS]
     out = parts / f"iris-seed{seed:02d}.csv"
     pd.concat(frames, ignore_index=True).to_csv(out, index=False)

@@ -1,6 +1,6 @@
 """Table 3 of Lemaire, Clérot & Boullé (§5.3): KernelSHAP against eq. 10, ten data sets.
 
-The paper's protocol (lib.kernel_comparison.table3_protocol): Khiops' selective naive
+The paper's protocol (lib.experiments.nb_table3_kernelshap.table3_protocol): Khiops' selective naive
 Bayes trained on 100 % of each data set; 1000 random explained rows (all rows when the
 data set has fewer); N_k background rows as in the paper's Table 3; shap.KernelExplainer
 with its default budget (nsamples = 2 d + 2048), l1_reg=False; global importance =
@@ -55,6 +55,7 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
+from lib.experiments.nb_table3_kernelshap import table3_protocol  # noqa: E402
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 #: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
@@ -92,8 +93,8 @@ def run_one(dataset: str, n_background: int, n_explain: int, seed: int, out_dir:
     _, model = kn.fit_khiops_snb(X, y)
     tables, parts = model.tables(), model.transform(X)
     t0 = time.perf_counter()
-    run = kc.table3_protocol(tables, parts, model.classes[1], n_explain=n_explain,
-                             n_background=n_background, seed=seed, progress=progress)
+    run = table3_protocol(tables, parts, model.classes[1], n_explain=n_explain,
+                          n_background=n_background, seed=seed, progress=progress)
     seconds = time.perf_counter() - t0
     summary = run.summary()
     summary.update({"dataset": dataset, "N": len(X), "positive class": str(model.classes[1]),

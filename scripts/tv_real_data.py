@@ -5,8 +5,8 @@ and each calibration (none, or Platt scaling with ``CalibratedClassifierCV``), t
 compares the typical-value contributions and the integral variant with the **exact**
 interventional Shapley values (``lib.shapley.exact_shapley``, all 2**d coalitions) of the
 same model, on the draft's scale ``log f`` and on the log-odds, row by row
-(``lib.typical_value.compare_with_shapley``). The protocol (split, imputation, feature
-selection, background, explained rows) is ``lib.typical_value.prepare_real_data``; the
+(``lib.experiments.tv_real_data.compare_with_shapley``). The protocol (split, imputation, feature
+selection, background, explained rows) is ``lib.experiments.tv_real_data.prepare_real_data``; the
 typical values are computed on the training split as given, before imputation
 (``RealDataSetting.typical_values``).
 
@@ -44,11 +44,20 @@ from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
 from lib import data
-from lib import typical_value as tv
+from lib.experiments.tv_real_data import (
+    MODEL_KINDS,
+    REAL_DATA_POSITIVE,
+    REAL_DATA_PROTOCOL,
+    RealDataSetting,
+    compare_with_shapley,
+    prepare_real_data,
+    real_data_model,
+    summarise_comparison,
+)
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
-DATASETS = tv.REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
-PROTOCOL = tv.REAL_DATA_PROTOCOL  # lib.typical_value.prepare_real_data's parameters
+DATASETS = REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
+PROTOCOL = REAL_DATA_PROTOCOL  # lib.experiments.tv_real_data.prepare_real_data's parameters
 OUT_DIR = data.REPO_ROOT / "data" / "derived" / "tv-real"
 GATHERED = data.REPO_ROOT / "data" / "derived" / "tv-real-vs-shapley.csv"
 MODELS_CSV = data.REPO_ROOT / "data" / "derived" / "tv-real-models.csv"
@@ -56,24 +65,24 @@ DATASETS_CSV = data.REPO_ROOT / "data" / "derived" / "tv-real-datasets.csv"
 KEYS = ["data set", "model", "calibrated", "scale", "method"]
 
 
-def setting(name: str) -> tv.RealDataSetting:
+def setting(name: str) -> RealDataSetting:
     X, y = data.load(name)
-    return tv.prepare_real_data(name, X, y, DATASETS[name], **PROTOCOL)
+    return prepare_real_data(name, X, y, DATASETS[name], **PROTOCOL)
 
 
-def fit(kind: str, calibrated: bool, s: tv.RealDataSetting):
+def fit(kind: str, calibrated: bool, s: RealDataSetting):
     with warnings.catch_warnings():
         # KBinsDiscretizer (inside WeightedNaiveBayes) drops empty quantile bins of
         # features with many tied values (e.g. haberman's node count) and says so: expected
         warnings.filterwarnings("ignore", message="Bins whose width are too small")
-        return tv.real_data_model(kind, calibrated, s.X_train, seed=PROTOCOL["seed"]).fit(s.X_train, s.y_train)
+        return real_data_model(kind, calibrated, s.X_train, seed=PROTOCOL["seed"]).fit(s.X_train, s.y_train)
 
 
-def run_one(s: tv.RealDataSetting, kind: str, calibrated: bool) -> tuple[pd.DataFrame, dict]:
+def run_one(s: RealDataSetting, kind: str, calibrated: bool) -> tuple[pd.DataFrame, dict]:
     """Records of one (data set, model, calibration) and the model's test-split quality."""
     model = fit(kind, calibrated, s)
     typical = s.typical_values()  # on the training split as given (before imputation)
-    rec, shap_res = tv.compare_with_shapley(model, s.rows, s.background, typical)
+    rec, shap_res = compare_with_shapley(model, s.rows, s.background, typical)
     gap = float(np.abs(shap_res.efficiency_gap()).max())
     if gap > 1e-9:
         raise AssertionError(f"{s.name} {kind}: exact Shapley values violate efficiency by {gap:.3g}")
@@ -100,7 +109,7 @@ def run_dataset(name: str, force: bool, progress: bool = True) -> None:
         return
     s = setting(name)
     recs, quals = [], []
-    grid = [(k, c) for k in tv.MODEL_KINDS for c in (False, True)]
+    grid = [(k, c) for k in MODEL_KINDS for c in (False, True)]
     for kind, calibrated in tqdm(grid, desc=name, file=sys.stderr, leave=False, disable=not progress):
         rec, q = run_one(s, kind, calibrated)
         recs.append(rec)
@@ -132,7 +141,7 @@ def gather(names: list[str]) -> None:
     if not present:
         return
     recs = pd.concat([pd.read_csv(OUT_DIR / f"{n}.csv") for n in present], ignore_index=True)
-    summary = tv.summarise_comparison(recs, by=KEYS).reset_index()
+    summary = summarise_comparison(recs, by=KEYS).reset_index()
     summary.round(4).to_csv(GATHERED, index=False)
     pd.concat([pd.read_csv(OUT_DIR / f"{n}-models.csv") for n in present]).round(4).to_csv(MODELS_CSV, index=False)
     pd.DataFrame([dataset_info(n) for n in present]).round(4).to_csv(DATASETS_CSV, index=False)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from lib import compositions as cp
 from lib import simplex as sx
+from lib.experiments import comp_estimation as ce
 
 # ---------------------------------------------------------------------------
 # Independent simplex arithmetic (plain numpy, no lib)
@@ -457,16 +458,16 @@ def test_estimation_errors_table():
     f = random_model(rng, 2, 3)
     X, bg = rng.normal(size=(2, 2)), rng.normal(size=(5, 2))
     exact = cp.exact_shapley_compositions(f, X, bg)
-    table = cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0,
-                                 estimators=cp.ESTIMATORS[:5])
-    assert list(table["estimator"]) == list(cp.ESTIMATORS[:5])
+    table = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0,
+                                 estimators=ce.ESTIMATORS[:5])
+    assert list(table["estimator"]) == list(ce.ESTIMATORS[:5])
     assert np.all(table["rows_per_instance"].iloc[:4] == (2 * 64 * 2 + 5 + 2) / 2)
     raw, adj = table.set_index("estimator").loc[["Algorithm 2", "Algorithm 2 + adjustment"], "efficiency_gap"]
     assert adj <= 1e-5 * raw
-    sub = cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["Algorithm 2"])
+    sub = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["Algorithm 2"])
     assert sub["mean_distance"].iloc[0] == table.set_index("estimator").loc["Algorithm 2", "mean_distance"]
     with pytest.raises(ValueError, match="unknown estimator"):
-        cp.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])
+        ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])
 
 
 def test_summary_table_layout_and_values():

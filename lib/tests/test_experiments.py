@@ -1,11 +1,14 @@
 """The experiments' homes: notebooks and scripts share ``lib/experiments/<result>.py``.
 
-A notebook never loads a script (by file path or otherwise), and each experiment module is the
-one its command-line script imports, so a constant (``ALPHAS``, ``BUDGET``) lives once.
+A notebook never loads a script (by file path or otherwise); each experiment module is imported
+by the notebook that shows its result and by its command-line script when it has one, so a
+constant (``ALPHAS``, ``BUDGET``) lives once; the maths modules never import an experiment, and
+nothing an experiment defines is defined again in a maths module.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
@@ -29,13 +32,112 @@ def test_no_notebook_loads_a_script(notebook) -> None:
     assert not re.search(r"^\s*(from|import)\s+scripts\b", code, re.M), f"{notebook.name} imports from scripts/"
 
 
+def _imports(code: str, name: str) -> bool:
+    """Whether ``code`` imports ``lib.experiments.<name>`` (``from lib.experiments import name``,
+    ``from lib.experiments.name import ...`` or ``import lib.experiments.name``)."""
+    code = "\n".join(line for line in code.splitlines() if not line.lstrip().startswith(("%", "!")))  # IPython
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            if node.module == f"lib.experiments.{name}":
+                return True
+            if node.module == "lib.experiments" and name in (a.name for a in node.names):
+                return True
+        elif isinstance(node, ast.Import) and any(a.name == f"lib.experiments.{name}" for a in node.names):
+            return True
+    return False
+
+
+def _users(name: str) -> tuple[list[str], list[str]]:
+    """The notebooks (stems) and the scripts (file names) that import ``lib.experiments.<name>``."""
+    notebooks = [nb.stem for nb in NOTEBOOKS if _imports(_code(nb), name)]
+    scripts = [s.name for s in sorted((REPO_ROOT / "scripts").glob("*.py"))
+               if _imports(s.read_text(encoding="utf-8"), name)]
+    return notebooks, scripts
+
+
 @pytest.mark.parametrize("name", EXPERIMENTS)
-def test_every_experiment_has_its_script_and_the_script_imports_it(name: str) -> None:
+def test_every_experiment_is_imported_by_its_notebook_and_its_script(name: str) -> None:
+    # the notebook that shows the stored result imports its home; a long run's script, when the
+    # result has one (scripts/<name>.py), takes its constants and unit of work from it too
+    notebooks, scripts = _users(name)
+    assert notebooks, f"no notebook imports lib.experiments.{name}: which result does it hold?"
     script = REPO_ROOT / "scripts" / f"{name}.py"
-    assert script.is_file(), f"lib/experiments/{name}.py has no command-line script scripts/{name}.py"
-    assert f"from lib.experiments.{name} import" in script.read_text(encoding="utf-8"), (
-        f"scripts/{name}.py does not take its constants and unit of work from lib.experiments.{name}"
-    )
+    if script.is_file():
+        assert script.name in scripts, (
+            f"scripts/{name}.py does not take its constants and unit of work from lib.experiments.{name}"
+        )
+
+
+@pytest.mark.parametrize("name", EXPERIMENTS)
+def test_the_package_map_names_every_user_of_an_experiment(name: str) -> None:
+    # lib/experiments/__init__.py says, for each module, which notebooks and scripts use it
+    import lib.experiments
+
+    entries = dict(re.findall(r"^(\w+)\n((?:    .*\n?)+)", lib.experiments.__doc__ or "", re.M))
+    entry = " ".join(entries.get(name, "").split())
+    notebooks, scripts = _users(name)
+    missing = [n for n in notebooks if f"``{n}``" not in entry] + [s for s in scripts if f"scripts/{s}" not in entry]
+    assert not missing, f"the entry of {name} in lib/experiments/__init__.py does not name {missing}"
+
+
+MATHS_MODULES = sorted(p for p in (REPO_ROOT / "lib").glob("*.py") if p.stem != "__init__")
+
+
+@pytest.mark.parametrize("path", MATHS_MODULES, ids=lambda p: p.name)
+def test_no_maths_module_imports_an_experiment(path) -> None:
+    # the methods do not depend on the experiments that use them (lib/__init__.py only names
+    # the package, to load it on first use)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bad = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            module = ("." * node.level) + (node.module or "")
+            names = [a.name for a in node.names]
+            if module in ("lib.experiments", ".experiments") or module.startswith(("lib.experiments.", ".experiments.")) \
+                    or (module in ("lib", ".") and "experiments" in names):
+                bad.append(f"line {node.lineno}")
+        elif isinstance(node, ast.Import):
+            bad += [f"line {node.lineno}" for a in node.names if a.name.startswith("lib.experiments")]
+    assert not bad, f"lib/{path.name} imports lib.experiments ({', '.join(bad)})"
+
+
+def _top_level_names(path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return {n for n in names if not n.startswith("_") and n != "__all__"}
+
+
+def test_an_experiments_name_lives_once() -> None:
+    # what moved to lib/experiments/ is not also defined in a maths module (no stale copy)
+    homes: dict[str, list[str]] = {}
+    for path in MATHS_MODULES + sorted((REPO_ROOT / "lib" / "experiments").glob("*.py")):
+        for n in _top_level_names(path):
+            homes.setdefault(n, []).append(path.relative_to(REPO_ROOT).as_posix())
+    # (experiments may share a shape: coal_grid and coal_many both have ALPHAS and run_pair)
+    twice = {n: where for n, where in homes.items()
+             if any(w.startswith("lib/experiments/") for w in where)
+             and not all(w.startswith("lib/experiments/") for w in where)}
+    assert not twice, f"defined both in an experiment and elsewhere in lib: {twice}"
+
+
+@pytest.mark.parametrize(
+    "code, imports",
+    [
+        ("from lib.experiments import tv_real_data as rd\n", True),
+        ("from lib.experiments.tv_real_data import REAL_DATA_PROTOCOL\n", True),
+        ("from lib.experiments import (\n    coal_grid,\n    tv_real_data,\n)\n", True),
+        ("from lib import typical_value as tv\n", False),
+        ("from lib.experiments import tv_real_data_extra\n", False),
+        ("# from lib.experiments import tv_real_data\n", False),
+    ],
+)
+def test_the_import_check_reads_the_forms_in_use(code: str, imports: bool) -> None:
+    assert _imports(code, "tv_real_data") is imports
 
 
 def test_the_experiments_package_lists_its_modules() -> None:

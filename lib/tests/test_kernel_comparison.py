@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from lib import kernel_comparison as kc
 from lib import naive_bayes as nb
 from lib import shapley as sh
+from lib.experiments import nb_table3_kernelshap as t3
 from lib.tests.helpers import toy_data
 
 # shap imports tqdm.auto, which warns that ipywidgets is absent: irrelevant here
@@ -341,7 +342,7 @@ def test_unused_inputs_are_null_players():
 
 def test_table3_protocol_on_a_small_model(toy):
     _, model, parts = toy
-    run = kc.table3_protocol(model.tables_, parts, "yes", n_explain=20, n_background=300, seed=1)
+    run = t3.table3_protocol(model.tables_, parts, "yes", n_explain=20, n_background=300, seed=1)
     assert run.exhaustive and len(run.explain) == 20 and len(run.background) == 300
     eq10, _ = nb.shapley_values(model.tables_, parts[run.explain], "yes")
     np.testing.assert_allclose(run.ours, eq10, atol=0)
@@ -360,7 +361,7 @@ def test_table3_protocol_on_a_small_model(toy):
 
 def test_table3_protocol_background_subsample(toy):
     _, model, parts = toy
-    run = kc.table3_protocol(model.tables_, parts, "yes", n_explain=10, n_background=30, seed=2)
+    run = t3.table3_protocol(model.tables_, parts, "yes", n_explain=10, n_background=30, seed=2)
     assert len(run.background) == 30
     s = run.summary()
     assert s["log-odds vs eq10 background max_abs"] < 1e-10

@@ -18,6 +18,7 @@ from sklearn.linear_model import LogisticRegression
 
 from lib import naive_bayes as nb
 from lib import typical_value as tv
+from lib.experiments import tv_real_data as rd
 
 # ---------------------------------------------------------------------------
 # fixtures
@@ -504,7 +505,7 @@ def test_compare_with_shapley_on_naive_bayes_uses_closed_forms(nb_fitted):
     X, y, model = nb_fitted
     rows, background = X.iloc[:25].reset_index(drop=True), X.iloc[100:160].reset_index(drop=True)
     typical = tv.typical_values(X, y)
-    rec, shap_res = tv.compare_with_shapley(model, rows, background, typical, top_k=(1, 2))
+    rec, shap_res = rd.compare_with_shapley(model, rows, background, typical, top_k=(1, 2))
     t = model.tables_
     parts_bg = model.transform(background)
     freq = [np.bincount(parts_bg[:, k], minlength=t.n_parts[k]) / len(background) for k in range(X.shape[1])]
@@ -528,7 +529,7 @@ def test_compare_with_shapley_on_naive_bayes_uses_closed_forms(nb_fitted):
     np.testing.assert_allclose(rec["f"].to_numpy()[:25], np.exp(logf), rtol=1e-12)
     assert len(rec) == 4 * len(rows) and set(rec["method"]) == {"typical value", "integral"}
     with pytest.raises(ValueError, match="top_k"):
-        tv.compare_with_shapley(model, rows, background, typical, top_k=(9,))
+        rd.compare_with_shapley(model, rows, background, typical, top_k=(9,))
 
 
 def test_compare_with_shapley_integral_with_the_typical_row_as_background(nb_fitted):
@@ -537,7 +538,7 @@ def test_compare_with_shapley_integral_with_the_typical_row_as_background(nb_fit
     X, y, model = nb_fitted
     typical = tv.typical_values(X, y)
     bg = pd.DataFrame({c: pd.Categorical([typical.values[k]], dtype=X[c].dtype) for k, c in enumerate(X.columns)})
-    rec, _ = tv.compare_with_shapley(model, X.iloc[:10], bg, typical)
+    rec, _ = rd.compare_with_shapley(model, X.iloc[:10], bg, typical)
     a = rec[rec["method"] == "typical value"].drop(columns="method").reset_index(drop=True)
     b = rec[rec["method"] == "integral"].drop(columns="method").reset_index(drop=True)
     pd.testing.assert_frame_equal(a, b, atol=1e-12)
@@ -550,13 +551,13 @@ def test_summarise_comparison_by_hand():
         "spearman": [1.0, 0.0, np.nan, 0.5], "kendall": [1.0, 0.0, 0.2, 0.4],
         "sign": [1.0, 0.5, 0.25, 0.75], "top-3": [1.0, 1.0, 0.0, 1 / 3], "top-1": [1.0, 0.0, 0.0, 1.0],
     })
-    s = tv.summarise_comparison(rec)
+    s = rd.summarise_comparison(rec)
     assert list(s.columns) == ["spearman", "kendall", "sign", "top-1", "top-3", "sd of bias", "bias sd / output sd", "rows"]
     assert s.loc[("log", "a"), "spearman"] == 0.5 and s.loc[("log", "b"), "spearman"] == 0.5  # NaN skipped
     assert s.loc[("log", "a"), "sd of bias"] == 1.0 and s.loc[("log", "a"), "bias sd / output sd"] == 0.5
     assert s.loc[("log", "b"), "sd of bias"] == 0.0 and s.loc[("log", "b"), "rows"] == 2
     with pytest.raises(ValueError, match="lack columns"):
-        tv.summarise_comparison(rec.drop(columns="bias"))
+        rd.summarise_comparison(rec.drop(columns="bias"))
 
 
 def _real_like(n=1200, seed=3):
@@ -572,7 +573,7 @@ def _real_like(n=1200, seed=3):
 
 def test_prepare_real_data_selects_imputes_and_samples():
     X, y = _real_like()
-    s = tv.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
+    s = rd.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
     assert s.selected == ["signal", "cat"]  # the informative ones, original order
     assert not s.X_train.isna().any().any() and not s.X_test.isna().any().any()
     # imputation with the training median / mode: the train rows that were missing hold it
@@ -584,15 +585,15 @@ def test_prepare_real_data_selects_imputes_and_samples():
     # background rows come from the training split, explained rows from the test split
     key = lambda F: set(map(tuple, F.astype(str).to_numpy()))  # noqa: E731
     assert key(s.background) <= key(s.X_train) and key(s.rows) <= key(s.X_test)
-    s2 = tv.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
+    s2 = rd.prepare_real_data("toy", X, y, "pos", max_features=2, n_background=30, n_explain=20, seed=1)
     pd.testing.assert_frame_equal(s.rows, s2.rows)
-    assert len(tv.prepare_real_data("toy", X, y, "pos", max_features=10).selected) == 6
+    assert len(rd.prepare_real_data("toy", X, y, "pos", max_features=10).selected) == 6
     with pytest.raises(ValueError, match="single class"):
-        tv.prepare_real_data("toy", X, y, "other")
+        rd.prepare_real_data("toy", X, y, "other")
     with pytest.raises(ValueError, match="DataFrame"):
-        tv.prepare_real_data("toy", X.to_numpy(), y, "pos")
+        rd.prepare_real_data("toy", X.to_numpy(), y, "pos")
     with pytest.raises(ValueError, match="rows"):
-        tv.prepare_real_data("toy", X, y[:-1], "pos")
+        rd.prepare_real_data("toy", X, y[:-1], "pos")
 
 
 def test_real_data_typical_values_use_the_data_as_given():
@@ -607,7 +608,7 @@ def test_real_data_typical_values_use_the_data_as_given():
     occ = np.where(neg & (rng.random(n) < 0.2), None, occ)
     X = pd.DataFrame({"occupation": pd.Categorical(occ, categories=["clerical", "prof", "sales"]),
                       "x": rng.standard_normal(n)})
-    s = tv.prepare_real_data("toy", X, y, "pos", seed=0)
+    s = rd.prepare_real_data("toy", X, y, "pos", seed=0)
     assert s.fill["occupation"] == "prof"  # the overall training mode
     # the mode among the training negatives with a value, counted by hand
     train_occ = s.X_train_given["occupation"].to_numpy(dtype=object)
@@ -632,7 +633,7 @@ def test_real_data_missing_typical_value_gets_the_fill_value(missing, seed):
     y = np.where(rng.random(n) < 0.3, "pos", "neg")
     X = pd.DataFrame({"a": rng.standard_normal(n) + (y == "pos"), "b": rng.standard_normal(n)})
     X.loc[(y == "neg") & (rng.random(n) < missing), "b"] = np.nan
-    s = tv.prepare_real_data("toy", X, y, "pos", seed=0)
+    s = rd.prepare_real_data("toy", X, y, "pos", seed=0)
     share = float(np.isnan(s.X_train_given["b"].to_numpy()[s.y_train == 0]).mean())
     typ = s.typical_values()
     assert typ.missing_share[1] == pytest.approx(share)
@@ -644,18 +645,18 @@ def test_real_data_missing_typical_value_gets_the_fill_value(missing, seed):
     assert typ.kinds[0] != "missing" and not np.isnan(float(typ.values[0]))
 
 
-@pytest.mark.parametrize("kind", tv.MODEL_KINDS)
+@pytest.mark.parametrize("kind", rd.MODEL_KINDS)
 def test_real_data_models_fit_on_mixed_frames(kind):
     from sklearn.calibration import CalibratedClassifierCV
     from threadpoolctl import threadpool_limits
 
     X, y = _real_like(600)
-    s = tv.prepare_real_data("toy", X, y, "pos", max_features=3, seed=0)
+    s = rd.prepare_real_data("toy", X, y, "pos", max_features=3, seed=0)
     for calibrated in (False, True):
         with threadpool_limits(limits=1):  # gradient boosting's OpenMP pool is slow on a shared machine
-            m = tv.real_data_model(kind, calibrated, s.X_train).fit(s.X_train, s.y_train)
+            m = rd.real_data_model(kind, calibrated, s.X_train).fit(s.X_train, s.y_train)
         assert isinstance(m, CalibratedClassifierCV) == calibrated
         p = m.predict_proba(s.X_test)[:, 1]
         assert np.all((p > 0) & (p < 1))
     with pytest.raises(ValueError, match="kind"):
-        tv.real_data_model("forest", False, s.X_train)
+        rd.real_data_model("forest", False, s.X_train)

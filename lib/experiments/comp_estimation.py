@@ -1,0 +1,138 @@
+"""The Shapley-composition estimators against the budget (chapter 2, notebook 06), one run.
+
+Its home: the estimators compared (:data:`ESTIMATORS`: Algorithms 1 and 2 of the
+Shapley-composition paper's Appendix D, with and without the efficiency adjustment of
+Appendix E, and shap's two explainers on the ILR coordinates) and the unit of work
+(:func:`estimation_errors`: every estimator at one budget and seed, scored against the exact
+compositions), built from :mod:`lib.compositions`.  ``scripts/comp_estimation.py`` runs it
+over budgets and seeds; ``notebooks/02-shapley-compositions/06-estimation`` imports this
+module to run one budget live and to order the stored results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib import simplex as sx
+from lib.compositions import (
+    Model,
+    ShapleyCompositions,
+    _check_arrays,
+    adjust_efficiency_compositions,
+    sample_shapley_compositions,
+    shap_permutation_compositions,
+    shap_sampling_compositions,
+)
+from lib.shapley import CountingModel
+
+__all__ = ["ESTIMATORS", "estimation_errors"]
+
+#: The estimators compared by :func:`estimation_errors`, in this order.
+ESTIMATORS = (
+    "Algorithm 1",
+    "Algorithm 1 + adjustment",
+    "Algorithm 2",
+    "Algorithm 2 + adjustment",
+    "shap Sampling (per ILR coordinate)",
+    "shap Permutation (per ILR coordinate)",
+)
+
+
+def estimation_errors(
+    f: Model,
+    X: Any,
+    background: Any,
+    exact: ShapleyCompositions,
+    *,
+    n_samples: int,
+    seed: int,
+    min_samples: int = 4,
+    batch_size: int = 8,
+    eps: float = 1e-6,
+    estimators: Sequence[str] = ESTIMATORS,
+) -> pd.DataFrame:
+    """One run of every estimator of :data:`ESTIMATORS` at one budget, scored against ``exact``.
+
+    The budget is ``n_samples`` samples per explained row (2 model rows each) for
+    Algorithms 1-2 (:func:`sample_shapley_compositions`, paper Appendix D; ``min_samples``
+    and ``batch_size`` for Algorithm 2) and for shap's ``SamplingExplainer``; shap's
+    ``PermutationExplainer`` gets the same number of model rows,
+    ``max_evals = 2 n_samples // m`` masked evaluations of ``m`` background rows each
+    (skipped when that is less than one permutation, ``2 d + 1``).  ``estimators`` selects
+    a subset (the results of each do not depend on which others run).  The adjusted variants
+    (Appendix E, eq. 18-19, ``eps``) reuse the draws of the unadjusted ones, at no extra
+    evaluation.  Every model call goes through a :class:`CountingModel`.  Seeds are
+    derived from ``(seed, n_samples, estimator)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per estimator: ``estimator``, ``samples`` (the nominal budget),
+        ``seed``, ``rows_per_instance`` (measured model rows / number of rows explained),
+        ``mean_distance`` and ``max_distance`` (Aitchison distance between estimated and
+        exact compositions, over rows and features), ``efficiency_gap`` (largest
+        ``d_a(base ⊕ φ̂(1) ⊕ … ⊕ φ̂(d), f(x))``).
+    """
+    Xa, bg = _check_arrays(X, background)
+    n, d = Xa.shape
+    m = bg.shape[0]
+    if exact.compositions.shape[:2] != (n, d):
+        raise ValueError(
+            f"exact compositions have shape {exact.compositions.shape[:2]} for {n} rows and {d} features"
+        )
+    unknown = [e for e in estimators if e not in ESTIMATORS]
+    if unknown:
+        raise ValueError(f"unknown estimator(s) {unknown}; choose among {list(ESTIMATORS)}")
+    wanted = set(estimators)
+    target = exact.compositions
+    records: list[dict[str, Any]] = []
+
+    def record(name: str, est: ShapleyCompositions, counter: CountingModel) -> None:
+        if name not in wanted:
+            return
+        dist = sx.distance(est.compositions, target)
+        records.append({
+            "estimator": name,
+            "samples": int(n_samples),
+            "seed": int(seed),
+            "rows_per_instance": counter.rows / n,
+            "mean_distance": float(dist.mean()),
+            "max_distance": float(dist.max()),
+            "efficiency_gap": float(est.efficiency_gap().max()),
+        })
+
+    for k, (allocation, label) in enumerate((("uniform", "Algorithm 1"), ("variance", "Algorithm 2"))):
+        if not wanted & {label, label + " + adjustment"}:
+            continue
+        counter = CountingModel(f)
+        raw = sample_shapley_compositions(
+            counter, Xa, bg, max_samples=int(n_samples), rng=np.random.default_rng([seed, n_samples, k]),
+            allocation=allocation, min_samples=min_samples, batch_size=batch_size,  # type: ignore[arg-type]
+        )
+        assert raw.shapley.variances is not None
+        adjusted = adjust_efficiency_compositions(
+            raw.ilr_values, raw.shapley.variances, raw.shapley.outputs - raw.shapley.base_values, eps=eps
+        )
+        record(label, raw, counter)
+        record(label + " + adjustment", _replace_values(raw, adjusted), counter)
+    if ESTIMATORS[4] in wanted:
+        shap_seed = int(np.random.SeedSequence([seed, n_samples, 2]).generate_state(1)[0])
+        counter = CountingModel(f)
+        est = shap_sampling_compositions(counter, Xa, bg, n_samples=n_samples, seed=shap_seed)
+        record(ESTIMATORS[4], est, counter)
+    max_evals = 2 * int(n_samples) // m
+    if ESTIMATORS[5] in wanted and max_evals >= 2 * d + 1:
+        shap_seed = int(np.random.SeedSequence([seed, n_samples, 3]).generate_state(1)[0])
+        counter = CountingModel(f)
+        est = shap_permutation_compositions(counter, Xa, bg, max_evals=max_evals, seed=shap_seed)
+        record(ESTIMATORS[5], est, counter)
+    return pd.DataFrame.from_records(records)
+
+
+def _replace_values(res: ShapleyCompositions, ilr_values: np.ndarray) -> ShapleyCompositions:
+    return dataclasses.replace(res, ilr_values=np.asarray(ilr_values, dtype=float))
