@@ -103,7 +103,9 @@ def print_pdf(out: Path = PDF) -> Path:
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.goto(f"http://127.0.0.1:{server.server_address[1]}/{root_page}", wait_until="load", timeout=300_000)
             bar.update()
-            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+            # wait for MathJax to start (its promise exists), then for it to finish: the promise
+            # resolves to undefined in MathJax 4, so it cannot be the value waited for
+            page.wait_for_function("() => Boolean(window.MathJax && MathJax.startup && MathJax.startup.promise)",
                                    timeout=120_000)
             page.evaluate("() => MathJax.startup.promise")
             errors = page.evaluate("() => document.querySelectorAll('mjx-merror').length")
