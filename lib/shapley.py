@@ -421,12 +421,14 @@ def interventional_game(
     max_rows_per_call
         Bound on the number of rows passed to ``f`` at once (memory stays bounded).
 
-    All ``2**d`` coalitions of an array ``X`` (the default): when many hybrid rows
-    coincide (a background row that agrees with ``x`` on features ``E`` gives the same
-    row for ``S`` and ``S ∪ E``), each distinct hybrid row is evaluated once; otherwise
-    every row, in cache-sized blocks (see ``_full_game``).  The values are the same
-    either way: the means over the background are taken over the same outputs in the
-    same order.  The model must not modify its input in place.
+    All ``2**d`` coalitions (the default): when many hybrid rows coincide (a background
+    row that agrees with ``x`` on features ``E`` gives the same row for ``S`` and
+    ``S ∪ E``), each distinct hybrid row is evaluated once — for an array of plain
+    numbers, or a DataFrame (categorical columns included) compared through its columns'
+    codes, without missing values; otherwise every row, in cache-sized blocks for an
+    array (see ``_full_game``).  The values are the same either way, to the last bit:
+    the means over the background are taken over the same outputs in the same order.
+    The model must not modify its input in place.
     allow_nan
         Let NaN through to the model (for models that handle missing values).
     max_features
@@ -499,7 +501,8 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
 
     * when many hybrid rows coincide (discretised or categorical data), each *distinct*
       row is evaluated once and the outputs are gathered back before the means
-      (:func:`_full_game_distinct`).  Rows coincide mostly because a background row
+      (:func:`_full_game_distinct`, its loops compiled in :mod:`lib._shapley_kernels`).
+      Rows coincide mostly because a background row
       agrees with ``x`` on some features ``E(b)``: then ``(x_S, b_{-S})`` is the row
       ``(x_T, b_{-T})`` with ``T = S ∪ E(b)``, so only the pairs ``(T, b)`` with
       ``T ⊇ E(b)`` need be considered — ``Σ_b 2**(d - |E(b)|)`` rows per explained row,
@@ -879,9 +882,10 @@ def exact_shapley(
     with an ``Independent`` masker holding the same background rows.
 
     Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
-    ``max_rows_per_call``; on an array of plain numbers where many hybrid rows coincide
-    (discretised or categorical data), each *distinct* hybrid row once (see
-    :func:`interventional_game`).  The model must not modify its input in place.
+    ``max_rows_per_call``; where many hybrid rows coincide (discretised or categorical
+    data: an array of plain numbers, or a DataFrame without missing values), each
+    *distinct* hybrid row once (see :func:`interventional_game`).  The model must not
+    modify its input in place.
     Refuses ``d > max_features`` with a ``ValueError``.
 
     Returns
