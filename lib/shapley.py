@@ -421,12 +421,14 @@ def interventional_game(
     max_rows_per_call
         Bound on the number of rows passed to ``f`` at once (memory stays bounded).
 
-    All ``2**d`` coalitions of an array ``X`` (the default): when many hybrid rows
-    coincide (a background row that agrees with ``x`` on features ``E`` gives the same
-    row for ``S`` and ``S ∪ E``), each distinct hybrid row is evaluated once; otherwise
-    every row, in cache-sized blocks (see ``_full_game``).  The values are the same
-    either way: the means over the background are taken over the same outputs in the
-    same order.  The model must not modify its input in place.
+    All ``2**d`` coalitions (the default): when many hybrid rows coincide (a background
+    row that agrees with ``x`` on features ``E`` gives the same row for ``S`` and
+    ``S ∪ E``), each distinct hybrid row is evaluated once — for an array of plain
+    numbers, or a DataFrame (categorical columns included) compared through its columns'
+    codes, without missing values; otherwise every row, in cache-sized blocks for an
+    array (see ``_full_game``).  The values are the same either way, to the last bit:
+    the means over the background are taken over the same outputs in the same order.
+    The model must not modify its input in place.
     allow_nan
         Let NaN through to the model (for models that handle missing values).
     max_features
@@ -448,13 +450,17 @@ def interventional_game(
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")
     if coalitions is None:
+        if d > 0 and not isinstance(X, pd.DataFrame):
+            return _full_game(f, X, background, max_rows_per_call)
+        if d > 0:
+            game = _frame_game_distinct(f, X, background, max_rows_per_call)
+            if game is not None:
+                return game
         chosen = np.arange(2**d, dtype=np.int64)
     else:
         chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
         if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
             raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
-    if coalitions is None and not isinstance(X, pd.DataFrame) and d > 0:
-        return _full_game(f, X, background, max_rows_per_call)
     masks = bitmask_rows(chosen, d)
     values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     if coalitions is None:
@@ -495,7 +501,8 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
 
     * when many hybrid rows coincide (discretised or categorical data), each *distinct*
       row is evaluated once and the outputs are gathered back before the means
-      (:func:`_full_game_distinct`).  Rows coincide mostly because a background row
+      (:func:`_full_game_distinct`, its loops compiled in :mod:`lib._shapley_kernels`).
+      Rows coincide mostly because a background row
       agrees with ``x`` on some features ``E(b)``: then ``(x_S, b_{-S})`` is the row
       ``(x_T, b_{-T})`` with ``T = S ∪ E(b)``, so only the pairs ``(T, b)`` with
       ``T ⊇ E(b)`` need be considered — ``Σ_b 2**(d - |E(b)|)`` rows per explained row,
@@ -506,21 +513,99 @@ def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_cal
       features, so that going to the next block rewrites one column (the model must not
       modify its input in place).
     """
+    plan = _dedup_plan(X, background)
+    if plan is not None:
+        dtype = np.result_type(X.dtype, background.dtype)
+        Xc = np.ascontiguousarray(X, dtype=dtype)
+        Bc = np.ascontiguousarray(background, dtype=dtype)
+
+        def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> np.ndarray:
+            if dtype.itemsize < 4 and dtype.kind == "f":  # float16: not a numba type
+                return np.where(bitmask_rows(T, X.shape[1]), Xc[inst], Bc[b])
+            from lib import _shapley_kernels as kern
+
+            return kern.hybrid_rows(Xc, Bc, inst, b, T)
+
+        return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
+    return _full_game_gray(f, X, background, max_rows_per_call)
+
+
+def _dedup_plan(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
+    """``(agree, keys)`` when evaluating only the distinct hybrid rows pays, else ``None``.
+
+    Arrays of plain numbers without NaN only, ``d <= 62``, at most ``_DEDUP_MAX_KEYS``
+    pairs per explained row, and the rows to consider (``Σ_b 2**(d - |E(b)|)`` per
+    explained row) at most :data:`DEDUP_MAX_DISTINCT_FRACTION` of all ``n 2**d m``.
+    ``agree`` as :func:`_agreement`, ``keys`` as :func:`_hybrid_row_keys`.
+    """
     n, d = X.shape
     m = background.shape[0]
-    plain = (X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf"
-             or (X.dtype.kind == "f" and np.isnan(X).any())
-             or (background.dtype.kind == "f" and np.isnan(background).any())
-             or 2**d * m > _DEDUP_MAX_KEYS or d > 62)
-    if not plain:
+    if (X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf"
+            or (X.dtype.kind == "f" and np.isnan(X).any())
+            or (background.dtype.kind == "f" and np.isnan(background).any())
+            or 2**d * m > _DEDUP_MAX_KEYS or d > 62):
+        return None
+    try:
+        from lib import _shapley_kernels as kern  # numba: a dependency (it comes with shap)
+    except ImportError:  # pragma: no cover - without numba, every row is evaluated
+        return None
+    if X.dtype.kind in "biu" and background.dtype.kind in "biu":
+        status, agree, wx, wb = kern.int_plan(np.ascontiguousarray(X, dtype=np.int64),
+                                              np.ascontiguousarray(background, dtype=np.int64),
+                                              DEDUP_MAX_DISTINCT_FRACTION)
+        if status == 0:
+            return None
+        if status == 1:
+            return agree, (wx, wb)
+    else:
         agree = _agreement(X, background)
         size = np.bitwise_count(agree.astype(np.uint64)).astype(np.int64)
         considered = float(np.ldexp(1.0, d - size).sum())
-        if considered <= DEDUP_MAX_DISTINCT_FRACTION * n * 2**d * m:
-            keys = _hybrid_row_keys(X, background)
-            if keys is not None:
-                return _full_game_distinct(f, X, background, agree, keys, max_rows_per_call)
-    return _full_game_gray(f, X, background, max_rows_per_call)
+        if considered > DEDUP_MAX_DISTINCT_FRACTION * n * 2**d * m:
+            return None
+    keys = _hybrid_row_keys(X, background)
+    if keys is None:
+        return None
+    return agree, keys
+
+
+def _frame_codes(X: pd.DataFrame, background: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each column's values as integer codes (equal codes iff equal values), ``(n, d)`` and
+    ``(m, d)``; categorical columns by their category codes.  ``None`` if a value is missing."""
+    n, m = len(X), len(background)
+    code_x = np.empty(X.shape, dtype=np.int64)
+    code_b = np.empty(background.shape, dtype=np.int64)
+    for j, c in enumerate(X.columns):
+        a, b = X[c], background[c]
+        if isinstance(a.dtype, pd.CategoricalDtype):
+            cx, cb = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
+        else:
+            codes, _ = pd.factorize(pd.concat([b, a], ignore_index=True), use_na_sentinel=True)
+            cb, cx = codes[:m], codes[m:]
+        if (cx < 0).any() or (cb < 0).any():
+            return None
+        code_x[:, j], code_b[:, j] = cx, cb
+    assert code_x.shape == (n, X.shape[1])
+    return code_x, code_b
+
+
+def _frame_game_distinct(f: Model, X: pd.DataFrame, background: pd.DataFrame,
+                         max_rows_per_call: int) -> np.ndarray | None:
+    """:func:`_full_game`'s distinct-row path for DataFrames (categorical columns, KEEL
+    frames): rows compared through their columns' codes, built with :func:`mix_rows`.
+    ``None`` when deduplication does not pay (then every row is evaluated)."""
+    codes = _frame_codes(X, background)
+    if codes is None:
+        return None
+    plan = _dedup_plan(*codes)
+    if plan is None:
+        return None
+    d = X.shape[1]
+
+    def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> pd.DataFrame:
+        return mix_rows(X.iloc[inst], background.iloc[b], bitmask_rows(T, d))
+
+    return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
 
 
 def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
@@ -605,84 +690,65 @@ def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray,
     return code_x * radix, code_b * radix
 
 
-def _full_game_distinct(f: Model, X: np.ndarray, background: np.ndarray, agree: np.ndarray,
-                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int) -> np.ndarray:
+def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agree: np.ndarray,
+                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int,
+                        build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame]) -> np.ndarray:
+    """All ``2**d`` coalition values, each distinct hybrid row evaluated once.
+
+    ``agree`` and ``keys`` as from :func:`_agreement` and :func:`_hybrid_row_keys` (on the
+    rows themselves, or on codes of a DataFrame's columns); ``build_rows(inst, b, T)``
+    returns the hybrid rows ``(x_T, b_{-T})`` of explained rows ``inst`` for the model.
+    The bookkeeping runs in the compiled loops of :mod:`lib._shapley_kernels`; the means
+    over the background are numpy's, over the same outputs in the same order as when
+    every hybrid row is evaluated.
+    """
+    from lib import _shapley_kernels as kern
+
     n, d = X.shape
     m = background.shape[0]
     wx, wb = keys
+    wb = np.ascontiguousarray(wb, dtype=np.int64)
     n_coal = 2**d
-    coal = np.arange(n_coal, dtype=np.intp)
     step = max(1, _DEDUP_MAX_KEYS // (n_coal * m))
     result: np.ndarray | None = None
     for start in range(0, n, step):
         stop = min(n, start + step)
         c = stop - start
-        E = agree[start:stop]                                          # (c, m)
-        # the pairs (T, b) with T ⊇ E(b): the supersets of each E(b), by doubling over
-        # the features it leaves free; the row keys follow (x_j replaces b_j)
-        base = E.reshape(-1)
-        shifts = np.arange(d, dtype=np.int64)
-        on_x = ((base[:, None] >> shifts) & 1).astype(bool)                 # (c m, d)
-        swap = (wx[start:stop, None, :] - wb[None, :, :]).reshape(c * m, d)  # x_j for b_j
-        free_bits = np.ascontiguousarray(~on_x.T)                            # (d, c m)
-        total = int((np.int64(1) << free_bits.sum(axis=0, dtype=np.int64)).sum())
-        pair = np.empty(total, dtype=np.intp)                                # i * m + b
-        T = np.empty(total, dtype=np.intp)
-        key = np.empty(total, dtype=np.int64)
-        filled = c * m
-        pair[:filled] = np.arange(filled)
-        T[:filled] = base
-        key[:filled] = np.where(on_x, wx[start:stop, None, :].repeat(m, axis=1).reshape(c * m, d),
-                                np.tile(wb, (c, 1))).sum(axis=1)
-        for j in range(d):
-            grow = np.flatnonzero(free_bits[j][pair[:filled]])
-            new = slice(filled, filled + len(grow))
-            pair[new] = pair[grow]
-            T[new] = T[grow] | (1 << j)
-            key[new] = key[grow] + swap[pair[new], j]
-            filled += len(grow)
-        assert filled == total
-        inst, b = np.divmod(pair, m)
-        # labels of the distinct keys (a hash table), and the first pair of each (its
-        # representative): labels appear in increasing order, so a new label is a new
-        # running maximum
-        codes, uniques = pd.factorize(key, sort=False)
-        codes = np.asarray(codes, dtype=np.intp)
-        running = np.maximum.accumulate(codes)
-        first = np.flatnonzero(np.concatenate([[True], running[1:] > running[:-1]]))
-        n_distinct = len(first)
+        E = np.ascontiguousarray(agree[start:stop], dtype=np.int64)                # (c, m)
+        # the pairs (T, b) with T ⊇ E(b) (every hybrid row is the row of one of them),
+        # the label of each pair's row, and each label's representative (the row the
+        # model sees: the first pair of that label)
+        pair, T, codes, inst, b, T_first = kern.distinct_pairs(
+            E, np.ascontiguousarray(wx[start:stop], dtype=np.int64), wb, d)
         outs = []
-        for lo in range(0, n_distinct, max_rows_per_call):
-            sel = first[lo : lo + max_rows_per_call]
-            present = bitmask_rows(T[sel], d)
-            rows = np.where(present, X[start + inst[sel]], background[b[sel]])
-            outs.append(_evaluate(f, rows, len(sel)))
+        for lo in range(0, len(inst), max_rows_per_call):
+            sel = slice(lo, lo + max_rows_per_call)
+            rows = build_rows(start + inst[sel], b[sel], T_first[sel])
+            outs.append(_evaluate(f, rows, len(rows)))
         if len({o.shape[1:] for o in outs}) > 1:
             raise ValueError("the model returned a different number of outputs between calls")
-        out = np.concatenate(outs) if len(outs) > 1 else outs[0]
-        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the outputs are
-        # placed at the pairs, in (i, b, T) order, at position ((i m + b) << d) | T, then
-        # gathered back for every (i, S, b) — position ((i m + b) << d) | S | E(b), one OR
-        # — in (i, S, b) order: the same means as without dedup (over b, the last axis).
-        # Done in pieces of a few coalitions of one explained row, through buffers reused
-        # from piece to piece (they stay in cache; no fresh memory to fault in).
+        out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
         if result is None:
             result = np.empty((n, n_coal) + out.shape[1:])
         elif out.shape[1:] != result.shape[2:]:
             raise ValueError("the model returned a different number of outputs between calls")
-        placed = np.empty((c * m * n_coal,) + out.shape[1:])
-        placed[(pair << d) | T] = out[codes]
-        tagged = E | (np.arange(c * m, dtype=np.intp).reshape(c, m) << d)   # E(b) | ((i m + b) << d)
-        width = max(1, min(n_coal, _GATHER_ELEMENTS // m))
-        idx = np.empty((width, m), dtype=np.intp)
-        values = np.empty((width, m) + out.shape[1:])
-        for g in range(c):
-            for s0 in range(0, n_coal, width):
-                w = min(width, n_coal - s0)
-                np.bitwise_or(coal[s0 : s0 + w, None], tagged[g][None, :], out=idx[:w])
-                # mode="clip": the indices are valid, and "raise" with out= buffers a copy
-                np.take(placed, idx[:w], axis=0, out=values[:w], mode="clip")
-                result[start + g, s0 : s0 + w] = values[:w].mean(axis=1)
+        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the outputs are
+        # placed at the pairs, at ((i m + b) << d) | T, and read back for every (i, S, b);
+        # the means over b are numpy's (the same numbers as without dedup): summed in
+        # numpy's order in the compiled loop for one output; for several, gathered in
+        # (i, S, b) order into a cache-sized buffer, a few coalitions at a time, and
+        # averaged by ndarray.mean
+        placed = kern.place_outputs(pair, T, codes, out, d, c * m * n_coal)
+        if out.ndim == 1:
+            kern.game_means(placed, E, d, result[start:stop].reshape(-1))
+            continue
+        flat = result.reshape((n * n_coal,) + out.shape[1:])
+        width = max(1, _GATHER_ELEMENTS // m)
+        buf = np.empty((width, m) + out.shape[1:])
+        for r0 in range(0, c * n_coal, width):
+            r1 = min(c * n_coal, r0 + width)
+            kern.gather_outputs(placed, E, d, r0, r1, buf)
+            flat[start * n_coal + r0 : start * n_coal + r1] = buf[: r1 - r0].mean(axis=1)
     assert result is not None
     return result
 
@@ -816,9 +882,10 @@ def exact_shapley(
     with an ``Independent`` masker holding the same background rows.
 
     Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
-    ``max_rows_per_call``; on an array of plain numbers where many hybrid rows coincide
-    (discretised or categorical data), each *distinct* hybrid row once (see
-    :func:`interventional_game`).  The model must not modify its input in place.
+    ``max_rows_per_call``; where many hybrid rows coincide (discretised or categorical
+    data: an array of plain numbers, or a DataFrame without missing values), each
+    *distinct* hybrid row once (see :func:`interventional_game`).  The model must not
+    modify its input in place.
     Refuses ``d > max_features`` with a ``ValueError``.
 
     Returns

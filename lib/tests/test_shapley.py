@@ -649,3 +649,83 @@ def test_engine_refuses_outputs_that_change_shape():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="different number of outputs"):
         sh.interventional_game(flaky, rng.normal(size=(2, 6)), rng.normal(size=(30, 6)), max_rows_per_call=60)
+
+
+# ---------------------------------------------------------------------------
+# The compiled distinct-row path: the same numbers as the plain path, bit for bit
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("m", [1, 2, 7, 8, 9, 16, 17, 50, 127, 128, 129, 300, 1000, 9000])
+def test_compiled_means_sum_in_numpys_order(m):
+    # lib._shapley_kernels.pairwise_sum claims numpy's order for a contiguous float64
+    # reduction: mean over the last axis equal to the last bit (wide magnitudes, signs)
+    from lib import _shapley_kernels as kern
+
+    rng = np.random.default_rng(m)
+    A = rng.standard_normal((40, m)) * np.exp(rng.normal(size=(40, m)) * 6)
+    np.testing.assert_array_equal(kern.row_means(A).view(np.int64), A.mean(axis=1).view(np.int64))
+
+
+@pytest.mark.parametrize("m", [5, 50, 140])  # < 8, <= 128 (eight partial sums), > 128 (gathered)
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_distinct_path_equals_plain_path_on_discretised_data(monkeypatch, m, outputs):
+    X, bg = _discrete(n=4, m=m, d=6, levels=3, seed=m)
+    model = _nonlinear if outputs == 1 else (
+        lambda Z: np.column_stack([_nonlinear(Z), np.cos(np.asarray(Z, float).sum(axis=1))]))
+    fast_model = _RecordingModel(model)
+    fast = sh.exact_shapley(fast_model, X, bg)
+    distinct = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(6))
+                for i in range(4) for S in range(64) for b in bg}
+    assert len(fast_model.seen) == len(set(fast_model.seen)) == len(distinct)  # the fast path ran
+    monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", -1.0)  # every hybrid row
+    plain = sh.exact_shapley(model, X, bg)
+    np.testing.assert_array_equal(fast.values, plain.values)
+    np.testing.assert_array_equal(fast.base_values, plain.base_values)
+    np.testing.assert_array_equal(sh.interventional_game(model, X, bg),
+                                  sh.coalition_values(model, X, bg, np.arange(64)))
+
+
+def test_dataframe_with_categorical_columns_takes_the_distinct_row_path():
+    rng = np.random.default_rng(11)
+    colours = pd.CategoricalDtype(["red", "green", "blue"])
+    sizes = pd.CategoricalDtype(["S", "M", "L", "XL"], ordered=True)
+
+    def frame(n):
+        return pd.DataFrame({
+            "colour": pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=colours),
+            "size": pd.Categorical.from_codes(rng.integers(0, 4, n), dtype=sizes),
+            "count": rng.integers(0, 3, n),
+            "flag": rng.integers(0, 2, n).astype(bool),
+            "label": rng.choice(["a", "b"], n).astype(object),
+        })
+
+    X, bg = frame(3), frame(40)
+    effect = {"red": 0.3, "green": -1.0, "blue": 2.0}
+
+    def f_frame(df):
+        assert isinstance(df["colour"].dtype, pd.CategoricalDtype) and df["colour"].dtype == colours
+        c = df["colour"].map(effect).astype(float).to_numpy()
+        s = df["size"].cat.codes.to_numpy().astype(float)
+        k = df["count"].to_numpy().astype(float)
+        return np.sin(c * (1.0 + s)) + k * df["flag"].to_numpy() - 0.5 * (df["label"] == "b").to_numpy() * s
+
+    counted = sh.CountingModel(f_frame)
+    fast = sh.exact_shapley(counted, X, bg)
+    distinct = {tuple(X.iloc[i, j] if (S >> j) & 1 else bg.iloc[b, j] for j in range(5))
+                for i in range(3) for S in range(32) for b in range(40)}
+    assert counted.rows == len(distinct) < 3 * 2**5 * 40 // 2
+    # the plain path: every coalition evaluated against every background row
+    plain = sh.coalition_values(f_frame, X, bg, np.arange(32))
+    np.testing.assert_array_equal(sh.interventional_game(f_frame, X, bg), plain)
+    np.testing.assert_array_equal(fast.values, sh.shapley_from_game(plain))
+    assert fast.feature_names == ["colour", "size", "count", "flag", "label"]
+
+
+def test_dataframe_with_missing_values_takes_the_plain_path():
+    X = pd.DataFrame({"a": [1.0, np.nan], "b": [0, 1]})
+    bg = pd.DataFrame({"a": [1.0, 2.0, 1.0, np.nan], "b": [0, 1, 1, 0]})
+    counted = sh.CountingModel(lambda df: df["a"].fillna(-1.0).to_numpy() * (1 + df["b"].to_numpy()))
+    game = sh.interventional_game(counted, X, bg, allow_nan=True)
+    assert counted.rows == 2 * 4 * 4  # no deduplication when a value is missing
+    np.testing.assert_array_equal(game, sh.coalition_values(counted.f, X, bg, np.arange(4), allow_nan=True))
