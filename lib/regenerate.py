@@ -223,6 +223,10 @@ def _registry() -> tuple[Result, ...]:
                                                "data/derived/benchmark-exact-engine.csv"),
                     ("benchmark-exact-engine.csv",), variable=_BENCH,
                     note="the shapiq columns need requirements-bench.txt"))
+    r.append(Result("benchmark-estimators", ("benchmarks/estimators.py", "--rows", "1", "--seeds", "10", "--out",
+                                              "data/derived/benchmark-estimators.csv"),
+                    ("benchmark-estimators.csv",), ("twonorm", "adult"),
+                    note="errors of seeded estimators (no timing column); shapiq from requirements-bench.txt"))
     r.append(Result("benchmark-nb-speed", ("benchmarks/nb_speed.py", "--repeats", "50", "--kernel-rows", "3",
                                            "--khiops-repeats", "3", "--out", "data/derived/benchmark-nb-speed.csv"),
                     ("benchmark-nb-speed.csv",), ("adult",), variable=_BENCH))
