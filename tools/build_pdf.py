@@ -46,9 +46,13 @@ mjx-container[display="true"] > mjx-math { font-size: 92%; }
 div.cell_output, pre { white-space: pre-wrap !important; word-break: break-word; }
 img { max-width: 100% !important; page-break-inside: avoid; }
 table { font-size: 80%; }
-/* a long output (a table of 2^11 rows) may run over pages: never keep it in one piece */
-div.cell, div.cell_output, div.output, div.output_html, div.highlight, table, tbody, pre
+/* a long output (a table of 2^11 rows) may run over pages: never keep it in one piece; the theme's
+   code blocks (div[class*=highlight-], flex columns kept in one piece) left a blank page before a
+   code cell taller than the rest of a page */
+div.cell, div.cell_input, div.cell_output, div.output, div.output_html, div.highlight, div[class*=highlight-],
+div.literal-block-wrapper, table, tbody, pre
   { break-inside: auto !important; page-break-inside: auto !important; max-height: none !important; }
+div[class*=highlight-], div.literal-block-wrapper { display: block !important; }
 """
 
 
