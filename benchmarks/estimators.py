@@ -40,7 +40,6 @@ Error
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import platform
 import sys
@@ -51,6 +50,7 @@ import numpy as np
 import pandas as pd
 
 from lib import shapley
+from timing import quiet_libraries
 
 BUDGETS = (500, 1500, 5000, 15000, 50000)
 
@@ -212,10 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--estimators", nargs="+", help="only these (names as in the table)")
     parser.add_argument("--out", help="write the summary table as CSV here")
     args = parser.parse_args(argv)
-    warnings.filterwarnings("ignore", message="Sample datasets location", category=UserWarning)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-    logging.getLogger("shap").setLevel(logging.ERROR)
+    quiet_libraries()
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):

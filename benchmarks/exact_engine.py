@@ -37,7 +37,6 @@ Timing
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import platform
 import sys
@@ -50,6 +49,7 @@ from tqdm import tqdm
 
 from lib import data, shapley
 from timing import interleaved_times as _interleaved
+from timing import quiet_libraries
 
 CASES = ("gradient-boosting", "linear", "khiops-nb-crx", "khiops-nb-adult")
 KIND = {"gradient-boosting": "model-bound", "linear": "overhead-bound",
@@ -235,11 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
-    # Khiops: no sample data sets (unused); khiops.sklearn: pandas 3 deprecations
-    warnings.filterwarnings("ignore", message="Sample datasets location", category=UserWarning)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-    logging.getLogger("shap").setLevel(logging.ERROR)
+    quiet_libraries()
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         table = run(args.cases, args.d, args.rows, args.background, args.repeats, args.seed)
     print(f"# exact engine benchmark — python {platform.python_version()}, {os.cpu_count()} cores, "

@@ -45,12 +45,10 @@ weighted regression is exact whatever coalitions it samples: they must agree to 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import platform
 import sys
 import time
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -60,6 +58,7 @@ from lib import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
 from timing import interleaved_times as _interleaved
+from timing import quiet_libraries
 from timing import run_times as _times
 
 #: targets of the issues: Adult in <= 5 ms (issue 15; 0.05 s before), >= 1e5 x faster
@@ -195,15 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", help="also write the table as CSV here")
     args = parser.parse_args(argv)
 
-    # khiops.core: its sample data sets are not downloaded (unused); khiops.sklearn uses
-    # pandas options that pandas 3 deprecates; shap: tqdm's ipywidgets notice
-    warnings.filterwarnings("ignore", message="Sample datasets location", category=UserWarning)
-    warnings.filterwarnings("ignore", message="IProgress not found")
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-    # shap logs "Using 690 background data samples could cause slower run times": that
-    # full background is the point of the measurement
-    logging.getLogger("shap").setLevel(logging.ERROR)
+    quiet_libraries()
     kn.require_khiops()
 
     records = [

@@ -1,9 +1,11 @@
-"""The one timer the benchmarks share (they are run as ``python benchmarks/<name>.py``,
-so this module is importable beside them)."""
+"""The one timer the benchmarks share, and their common quieting of library noise (they are run
+as ``python benchmarks/<name>.py``, so this module is importable beside them)."""
 
 from __future__ import annotations
 
+import logging
 import time
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -46,3 +48,15 @@ def interleaved_times(fns: dict[str, Callable[[], object]],
                 fn()
                 out[name].append(time.perf_counter() - t0)
     return out
+
+
+def quiet_libraries() -> None:
+    """Silence the notices the benchmarks' libraries print on every run, which say nothing about
+    the measurement: khiops.core's missing sample data sets (unused), the pandas 3 deprecations
+    khiops.sklearn triggers, shap's tqdm/ipywidgets notice and its log line about a large
+    background (a full background is often the point of the measurement)."""
+    warnings.filterwarnings("ignore", message="Sample datasets location", category=UserWarning)
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    warnings.filterwarnings("ignore", category=DeprecationWarning)
+    logging.getLogger("shap").setLevel(logging.ERROR)
