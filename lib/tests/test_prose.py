@@ -115,16 +115,21 @@ def _chapter_of(path: Path) -> str:
     return LANDING.get(path.name, "")
 
 
+def _notebook_cells() -> list[tuple[Path, int, dict]]:
+    """(notebook, cell number, cell) for every cell of every chapter notebook, in order."""
+    return [(path, number, cell)
+            for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb"))
+            for number, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"])]
+
+
 def _markdown_sources() -> list[tuple[str, Path, str]]:
     sources = []
-    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for number, cell in enumerate(cells):
-            if cell["cell_type"] == "markdown":
-                sources.append((f"{path.relative_to(REPO_ROOT)} cell {number}", path, "".join(cell["source"])))
-            caption = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption")
-            if caption:
-                sources.append((f"{path.relative_to(REPO_ROOT)} cell {number} caption", path, str(caption)))
+    for path, number, cell in _notebook_cells():
+        if cell["cell_type"] == "markdown":
+            sources.append((f"{path.relative_to(REPO_ROOT)} cell {number}", path, "".join(cell["source"])))
+        caption = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption")
+        if caption:
+            sources.append((f"{path.relative_to(REPO_ROOT)} cell {number} caption", path, str(caption)))
     for path in sorted((REPO_ROOT / "book").glob("*.md")):
         sources.append((str(path.relative_to(REPO_ROOT)), path, path.read_text(encoding="utf-8")))
     return sources
@@ -261,14 +266,10 @@ def test_typed_verdicts_detector(source: str, n: int) -> None:
 
 def test_no_typed_verdicts_in_notebooks() -> None:
     problems = []
-    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
-        if path.parent.name in PENDING_CHAPTERS:
-            continue
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for number, cell in enumerate(cells):
-            if cell["cell_type"] == "code":
-                problems += [f"{path.relative_to(REPO_ROOT)} cell {number}: {p}"
-                             for p in typed_verdicts("".join(cell["source"]))]
+    for path, number, cell in _notebook_cells():
+        if cell["cell_type"] == "code" and path.parent.name not in PENDING_CHAPTERS:
+            problems += [f"{path.relative_to(REPO_ROOT)} cell {number}: {p}"
+                         for p in typed_verdicts("".join(cell["source"]))]
     assert not problems, "verdicts must be computed from the numbers (CONTRIBUTING.md §1):\n" + "\n".join(problems)
 
 
@@ -298,12 +299,8 @@ _TO_CSV = re.compile(r"\.to_csv\(")
 def test_notebooks_write_derived_files_through_the_library() -> None:
     # every stored table goes through lib.report.write_derived (fixed line ends, rounding
     # where asked), never DataFrame.to_csv, so its bytes come out the same on any machine
-    found = []
-    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for number, cell in enumerate(cells):
-            if cell["cell_type"] == "code" and _TO_CSV.search("".join(cell["source"])):
-                found.append(f"{path.relative_to(REPO_ROOT)} cell {number}")
+    found = [f"{path.relative_to(REPO_ROOT)} cell {number}" for path, number, cell in _notebook_cells()
+             if cell["cell_type"] == "code" and _TO_CSV.search("".join(cell["source"]))]
     assert not found, "write derived CSVs with lib.report.write_derived:\n" + "\n".join(found)
 
 
@@ -314,11 +311,10 @@ def test_glued_floats_are_rounded() -> None:
     # a glued float with all its digits (0.6262900000000001) carries rounding noise into the stored
     # outputs, which then differ between machines: glue round(value, 6) or fewer digits
     found = []
-    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
-        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-            for output in cell.get("outputs", []):
-                value = output.get("data", {}).get("application/papermill.record/text/plain")
-                if value is not None and _LONG_FLOAT.fullmatch(value.strip()):
-                    name = output["metadata"]["scrapbook"]["name"]
-                    found.append(f"{path.relative_to(REPO_ROOT)}: {name} = {value}")
+    for path, _, cell in _notebook_cells():
+        for output in cell.get("outputs", []):
+            value = output.get("data", {}).get("application/papermill.record/text/plain")
+            if value is not None and _LONG_FLOAT.fullmatch(value.strip()):
+                name = output["metadata"]["scrapbook"]["name"]
+                found.append(f"{path.relative_to(REPO_ROOT)}: {name} = {value}")
     assert not found, "glue rounded values:\n" + "\n".join(found)
