@@ -120,6 +120,8 @@ REPORT_COLUMNS = [
     "evidence",
     "claim",
     "setup",
+    "setup note",
+    "cause",
 ]
 _LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
 
@@ -508,7 +510,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             status, pattern, why = apart
             used.add(pattern)
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                                difference="", tolerance="", status=status, note=why, evidence=""))
+                                difference="", tolerance="", status=status, note=why, evidence="", cause=""))
             continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
@@ -517,7 +519,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
                       else ("consistent" if holds else "not reproduced"))  # nor can a guessed set-up or another model
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                                difference="", tolerance="", status=status, note=note, evidence=""))
+                                difference="", tolerance="", status=status, note=note, evidence="", cause=""))
             continue
         paper_text = row[spec.paper_column].strip()
         if paper_text == "":
@@ -544,7 +546,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
                 notes.append(f"hypothesis, untested: {hypothesis}")
         records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
                             tolerance=tol, status=status, note="; ".join(notes),
-                            evidence=_evidence_links(spec, explanation if status == "explained deviation" else None)))
+                            evidence=_evidence_links(spec, explanation if status == "explained deviation" else None),
+                            cause=explanation.cause if status == "explained deviation" and explanation else ""))
     unused = [p for p in [*spec.derivation, *spec.errata] if p not in used]
     if unused:
         raise ValueError(f"{spec.csv}: derivation check or erratum pattern(s) {unused} match no row")
@@ -560,6 +563,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     else:
         out["claim"] = out["paper value"].astype(str)
     out["setup"] = spec.setup
+    out["setup note"] = spec.setup_note.strip() if spec.setup != "identified" else ""
     out.insert(0, "table", spec.table)
     out.insert(0, "paper", spec.paper)
     return out[REPORT_COLUMNS]
@@ -637,6 +641,37 @@ def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> 
     counts["not the paper's set-up"] = other.reindex(counts.index, fill_value=0)
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
+
+
+def causes(report: pd.DataFrame) -> pd.DataFrame:
+    """Independent causes, each counted once, with how many claims and numbers each accounts for.
+
+    Two kinds (issue 20, §5): a **demonstrated cause** of explained deviations (the registry's
+    ``cause`` of an explanation, which a cell demonstrates), and a **set-up that is not the
+    paper's** (the ``setup_note`` of a guessed or model-differs table: why those claims could not
+    be tested as the paper did). Rows naming the same cause, in one table or several, are one
+    cause: one cause behind 56 numbers is one finding, not 56. Columns: ``kind``, ``cause``,
+    ``papers``, ``tables``, ``claims`` (distinct claims with at least one such row) and
+    ``numbers``; the largest first.
+    """
+    rows = report[~report["status"].isin(APART)]
+    parts = [
+        ("demonstrated cause of a deviation", rows[rows["cause"] != ""], "cause"),
+        ("set-up not the paper's", rows[rows["setup note"] != ""], "setup note"),
+    ]
+    records = []
+    for kind, frame, column in parts:
+        for cause, group in frame.groupby(column, sort=False):
+            records.append(dict(
+                kind=kind, cause=str(cause), papers=int(group["paper"].nunique()),
+                tables=int(group["table"].nunique()),
+                claims=int(group[["paper", "table", "claim"]].drop_duplicates().shape[0]),
+                numbers=int(len(group))))
+    out = pd.DataFrame.from_records(records, columns=["kind", "cause", "papers", "tables", "claims", "numbers"])
+    order = {kind: i for i, (kind, _, _) in enumerate(parts)}
+    out = out.assign(_k=out["kind"].map(order)).sort_values(["_k", "claims", "numbers", "cause"],
+                                                            ascending=[True, False, False, True], kind="stable")
+    return out.drop(columns="_k").reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- evidence checks

@@ -207,7 +207,7 @@ def _evidence_cell(evidence: str) -> str:
 def _report_rows(rows: Any, kind: str) -> Any:
     import pandas as pd
 
-    rows = rows.drop(columns=["paper", "table", "claim", "setup"])
+    rows = rows.drop(columns=["paper", "table", "claim", "setup", "setup note", "cause"])
     if kind == "claims":
         rows = rows.drop(columns=["difference", "tolerance", "evidence"])
     else:
@@ -273,6 +273,23 @@ class ReproductionReport(Directive):
         self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
         out.append(section)
 
+        found = report.causes(table)
+        demonstrated = found[found["kind"] == "demonstrated cause of a deviation"]
+        setups = found[found["kind"] != "demonstrated cause of a deviation"]
+        section = _section("Causes, each counted once", "causes-counted-once")
+        lines = [
+            f"Many numbers can share one cause, and one cause is one finding. The "
+            f"{int(demonstrated['numbers'].sum())} explained deviations come from {len(demonstrated)} "
+            f"demonstrated cause{'s' if len(demonstrated) != 1 else ''}; the "
+            f"{int(setups['claims'].sum())} claims tested on a set-up that is not the paper's rest on "
+            f"{len(setups)} distinct differences of set-up, each stated once below with the claims and "
+            "numbers it touches.",
+            "",
+            *_pipe_table(found.drop(columns=["papers"])),
+        ]
+        self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
+        out.append(section)
+
         for spec in specs:
             env.note_dependency(str(root / "data" / "derived" / spec.csv))
             everything = table[table["table"] == spec.table]
@@ -322,6 +339,22 @@ class ReproductionReport(Directive):
         return out
 
 
+def _causes_sentence(found: Any) -> str:
+    """The chapter box's clause on causes: explained deviations per demonstrated cause, set-ups not the paper's."""
+    parts = []
+    demonstrated = found[found["kind"] == "demonstrated cause of a deviation"]
+    setups = found[found["kind"] != "demonstrated cause of a deviation"]
+    if len(demonstrated):
+        n = int(demonstrated["numbers"].sum())
+        parts.append(f"the {n} explained deviation{'s' if n != 1 else ''} come{'' if n != 1 else 's'} from "
+                     f"{len(demonstrated)} demonstrated cause{'s' if len(demonstrated) != 1 else ''}")
+    if len(setups):
+        n = int(setups["claims"].sum())
+        parts.append(f"{n} claim{'s' if n != 1 else ''} could not be tested on the paper's own set-up, for "
+                     f"{len(setups)} distinct reason{'s' if len(setups) != 1 else ''}")
+    return ("; " + " and ".join(parts)) if parts else ""
+
+
 class ChapterResults(Directive):
     """A chapter's results box, generated from the registry: what the book found for one paper."""
 
@@ -357,6 +390,7 @@ class ChapterResults(Directive):
             + (f"; besides, {n_checks} derivation check{'s' if n_checks != 1 else ''} (identities, never counted)"
                if n_checks else "")
             + (f"; {n_errata} errat{'a' if n_errata != 1 else 'um'} of the paper, shown apart" if n_errata else "")
+            + _causes_sentence(report.causes(table))
             + f" (classes and evidence: {{doc}}`/book/reproduction-report`).",
             "",
             "| table or figure | " + " | ".join(report.STATUSES) + " |",

@@ -363,3 +363,43 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
     _rewrite.write_text(yaml.safe_dump({"tables": tables}, allow_unicode=True))
     with pytest.raises(ValueError, match="needs the reason"):
         report.load_registry(root=tmp_path)
+
+
+def test_independent_causes_counted_once(tmp_path: Path) -> None:
+    # one demonstrated cause behind three numbers of two tables is one cause; a second cause is another;
+    # two tables with the same set-up note are one difference of set-up, a third note another
+    numbers = "name,paper,ours\na,0.50,0.90\nb,0.50,0.90\nc,0.50,0.90\n"
+    recovered = "name,recovered\na,0.50\nb,0.50\nc,0.50\n"
+    same = dict(cause="the paper prints the other class", cell="one-c",
+                recovered=dict(csv="r.csv", column="recovered", key=["name"]))
+    other = dict(same, cause="the paper rounds before summing")
+    claims = "claim,paper,ours,holds\nx,yes,yes,True\ny,no,no,False\n"
+    tables = [
+        dict(csv="n1.csv", paper="p1", table="N1", shown_in="notebooks/ch/one", key=["name"],
+             tolerance={"rule": "last-digit"}, explained={"a": same, "b": same, "c": other}),
+        dict(csv="n2.csv", paper="p2", table="N2", shown_in="notebooks/ch/one", key=["name"],
+             tolerance={"rule": "last-digit"}, explained={"a": same}, exclude=["b", "c"]),
+        dict(csv="c1.csv", paper="p1", table="C1", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
+             setup="guessed", setup_note="the instance is not identified"),
+        dict(csv="c2.csv", paper="p1", table="C2", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
+             setup="guessed", setup_note="the instance is not identified"),
+        dict(csv="c3.csv", paper="p2", table="C3", shown_in="notebooks/ch/one", key=["claim"], kind="claims",
+             setup="model-differs", setup_note="another version of the tool"),
+    ]
+    _write(tmp_path, tables, {"n1.csv": numbers, "n2.csv": numbers, "r.csv": recovered, "c1.csv": claims,
+                              "c2.csv": claims, "c3.csv": claims},
+           notebooks={"notebooks/ch/one": ["(one-c)=\ntext"]})
+    rep = report.reproduction_report(root=tmp_path)
+    assert (rep["status"].isin(["explained deviation", "consistent", "not reproduced"])).all()
+    found = report.causes(rep).set_index("cause")
+    assert list(found.index) == ["the paper prints the other class", "the paper rounds before summing",
+                                 "the instance is not identified", "another version of the tool"]
+    assert found.loc["the paper prints the other class", ["papers", "tables", "claims", "numbers"]].tolist() == [2, 2, 2, 3]
+    assert found.loc["the paper rounds before summing", ["claims", "numbers"]].tolist() == [1, 1]
+    # a claim is each distinct sentence of each table: 'yes' and 'no' in C1 and C2
+    assert found.loc["the instance is not identified", ["tables", "claims", "numbers"]].tolist() == [2, 4, 4]
+    assert found.loc["another version of the tool", "kind"] == "set-up not the paper's"
+    assert found.loc["the paper prints the other class", "kind"] == "demonstrated cause of a deviation"
+    # the set-up causes account for exactly the claims the summary counts as not on the paper's set-up
+    setups = found[found["kind"] == "set-up not the paper's"]
+    assert setups["claims"].sum() == report.claim_summary(rep).loc["all papers", "not the paper's set-up"]
