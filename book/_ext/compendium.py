@@ -346,8 +346,9 @@ def _causes_sentence(found: Any) -> str:
     setups = found[found["kind"] != "demonstrated cause of a deviation"]
     if len(demonstrated):
         n = int(demonstrated["numbers"].sum())
-        parts.append(f"the {n} explained deviation{'s' if n != 1 else ''} come{'' if n != 1 else 's'} from "
-                     f"{len(demonstrated)} demonstrated cause{'s' if len(demonstrated) != 1 else ''}")
+        k = len(demonstrated)
+        parts.append("the explained deviation has one demonstrated cause" if n == 1 else
+                     f"the {n} explained deviations come from {k} demonstrated cause{'s' if k != 1 else ''}")
     if len(setups):
         n = int(setups["claims"].sum())
         parts.append(f"{n} claim{'s' if n != 1 else ''} could not be tested on the paper's own set-up, for "
