@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from lib import _shapley_games
 from lib import shapley as sh
 
 # ---------------------------------------------------------------------------
@@ -617,8 +618,8 @@ def test_dedup_chunks_of_explained_rows(monkeypatch):
     # keys compared per chunk of explained rows: values unchanged, repeats only across chunks
     X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=3)
     whole = sh.interventional_game(_nonlinear, X, bg)
-    monkeypatch.setattr(sh, "_DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
-    monkeypatch.setattr(sh, "_GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
+    monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
+    monkeypatch.setattr(_shapley_games, "GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
     model = _RecordingModel(_nonlinear)
     chunked = sh.interventional_game(model, X, bg, max_rows_per_call=7)
     np.testing.assert_array_equal(chunked, whole)
