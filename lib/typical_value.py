@@ -61,6 +61,7 @@ from scipy.special import logsumexp
 
 from .naive_bayes import NaiveBayesTables
 from .shapley import ShapleyResult, mix_rows
+from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
 
 __all__ = [
     "JointTableClassifier",
@@ -145,23 +146,6 @@ class TypicalValues:
         )
 
 
-def _is_categorical(s: pd.Series) -> bool:
-    return isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OSUb" or pd.api.types.is_string_dtype(s.dtype)
-
-
-def _as_frame(X: Any, name: str = "X") -> tuple[pd.DataFrame, bool]:
-    """``X`` as a DataFrame, and whether it was one."""
-    if isinstance(X, pd.DataFrame):
-        return X, True
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, features), got shape {arr.shape}")
-    frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-    if arr.dtype.kind in "biuf":
-        frame = frame.astype(arr.dtype)
-    return frame, False
-
-
 def _default_negative(y: pd.Series) -> Any:
     labels = set(pd.unique(y).tolist())
     if labels <= {0, 1}:
@@ -210,7 +194,7 @@ def typical_values(
         example, the negative label is ambiguous (labels other than 0/1 and no
         ``negative=``), or a parameter is out of range.
     """
-    frame, _ = _as_frame(X)
+    frame, _ = as_frame(X)
     yv = pd.Series(np.asarray(y))
     if len(yv) != len(frame):
         raise ValueError(f"X has {len(frame)} rows and y has {len(yv)}")
@@ -251,7 +235,7 @@ def typical_values(
         counts = present.value_counts(sort=False)
         counts = counts[counts > 0]
         constant[j] = len(counts) == 1
-        if _is_categorical(frame[c]):
+        if is_categorical(frame[c]):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 order = [v for v in col.cat.categories if v in counts.index]
             else:
@@ -291,24 +275,6 @@ def typical_values(
 # ---------------------------------------------------------------------------
 # Evaluating the model on rows with one feature replaced
 # ---------------------------------------------------------------------------
-
-
-def _check_X(X: Any, d_expected: int | None, allow_nan: bool, name: str = "X") -> tuple[pd.DataFrame, bool]:
-    frame, was_frame = _as_frame(X, name)
-    if frame.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
-    if frame.shape[1] == 0:
-        raise ValueError(f"{name} has no features")
-    if d_expected is not None and frame.shape[1] != d_expected:
-        raise ValueError(f"{name} has {frame.shape[1]} features, expected {d_expected}")
-    if not allow_nan:
-        bad = [str(c) for c in frame.columns if frame[c].isna().any()]
-        if bad:
-            raise ValueError(
-                f"{name} has missing values in columns {bad}; impute them, or pass allow_nan=True "
-                "if the model handles missing values itself"
-            )
-    return frame, was_frame
 
 
 def _mixed_rows(X: pd.DataFrame, inst: np.ndarray, feat: np.ndarray, donor: pd.DataFrame) -> pd.DataFrame:
@@ -437,7 +403,7 @@ def typical_value_contributions(
         for the logit) at ``x`` or at a replaced row: the log is infinite — unless
         ``clip=eps`` is given, which clips the probabilities into ``[eps, 1 − eps]``.
     """
-    frame, was_frame = _check_X(X, len(typical.feature_names), allow_nan)
+    frame, was_frame = check_rows(X, len(typical.feature_names), allow_nan)
     col = _positive_column(model, positive)
     donor = _typical_donor(frame, typical)
     n, d = frame.shape
@@ -477,12 +443,10 @@ def integral_contributions(
     Cost: ``n (1 + d m)`` model rows, in chunks of ``max_rows_per_call``.
     Same errors as :func:`typical_value_contributions`.
     """
-    frame, was_frame = _check_X(X, None, allow_nan)
-    bg, bg_frame = _check_X(background, frame.shape[1], allow_nan, name="background")
-    if was_frame != bg_frame:
-        raise ValueError("X and background must both be DataFrames or both be arrays")
-    if list(bg.columns) != list(frame.columns):
-        raise ValueError(f"background has columns {list(bg.columns)}, X has {list(frame.columns)}")
+    check_same_kind(X, background)
+    frame, was_frame = check_rows(X, None, allow_nan)
+    bg, _ = check_rows(background, frame.shape[1], allow_nan, name="background")
+    check_same_columns(frame, bg)
     col = _positive_column(model, positive)
     n, d = frame.shape
     m = len(bg)
@@ -837,7 +801,7 @@ def log_and_logit(model: Any, *, positive: Any = None, clip: float | None = None
         raise ValueError("clip must lie in (0, 0.5)")
 
     def out(Z: Any) -> np.ndarray:
-        frame, was_frame = _as_frame(Z, "Z")
+        frame, was_frame = as_frame(Z, "Z")
         p = _predict(model, frame, was_frame, col, len(frame) or 1)
         return np.column_stack([
             _transform(p, "log", clip, "of the evaluated rows"),
