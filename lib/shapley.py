@@ -22,6 +22,10 @@ features by background rows ``b``:
 
 Shapes follow shap's conventions: values are ``(n, d)`` for a single-output model
 and ``(n, d, k)`` for ``k`` outputs; base values are ``(n,)`` or ``(n, k)``.
+
+This module holds the formula, :class:`ShapleyResult` and the public estimators; how the
+model is asked for the game (hybrid rows, each distinct row once, cache-sized blocks) is the
+private :mod:`lib._shapley_games`, and the input checks are :mod:`lib.validation`'s.
 """
 
 from __future__ import annotations

@@ -33,12 +33,12 @@ This module computes
   (:class:`lib.naive_bayes.NaiveBayesTables`): the exact ``log p_{-k}``
   (:func:`nb_leave_one_out`), the draft's ``log C(x)`` (:func:`nb_log_c`) and the
   typical-value contributions on the log-odds (:func:`nb_typical_log_odds`);
-* :func:`simulate` — the simulated designs of the chapter's evaluation;
 * :func:`log_and_logit` — the two output scales as one model output, for
   :func:`lib.shapley.exact_shapley`.
 
-The real-data evaluation of chapter 4 (split, imputation, feature selection, the classifiers,
-the per-row agreement with exact Shapley values) is an experiment, not the method: it lives in
+The evaluations of chapter 4 are experiments, not the method: the simulated designs live in
+:mod:`lib.experiments.tv_simulated`, the real data (split, imputation, feature selection, the
+classifiers, the per-row agreement with exact Shapley values) in
 :mod:`lib.experiments.tv_real_data`.
 
 Both contribution functions return a :class:`lib.shapley.ShapleyResult` whose
@@ -76,7 +76,6 @@ __all__ = [
     "nb_log_c",
     "nb_typical_log_odds",
     "sample_naive_bayes",
-    "simulate",
     "typical_value_contributions",
     "typical_values",
 ]
@@ -716,68 +715,6 @@ def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, to
         tb = set(np.argsort(-np.abs(r), kind="stable")[:top_k])
         rows.append((rho, tau, np.mean(np.sign(x) == np.sign(r)), len(ta & tb) / top_k))
     return pd.DataFrame(rows, columns=["spearman", "kendall", "sign", "top_k"])
-
-
-# ---------------------------------------------------------------------------
-# Simulated designs of the evaluation
-# ---------------------------------------------------------------------------
-
-
-def simulate(
-    kind: Literal["naive-bayes", "correlated", "interaction"],
-    n: int,
-    d: int,
-    positive_rate: float,
-    rng: np.random.Generator,
-    *,
-    effects: np.typing.ArrayLike | None = None,
-    rho: float = 0.6,
-    interaction: float = 1.5,
-) -> tuple[pd.DataFrame, np.ndarray]:
-    """Simulated binary data with a known mechanism (chapter 4, simulated evaluation).
-
-    * ``"naive-bayes"``: ``y ~ Bernoulli(π)``, ``x_k | y ~ N(μ_k y, 1)`` independently —
-      the naive Bayes assumption holds and the log-odds is linear in ``x``.
-    * ``"correlated"``: as above but ``x | y ~ N(μ y, Σ)`` with equicorrelation ``rho``:
-      the naive Bayes assumption fails (features dependent given the class).
-    * ``"interaction"``: ``x ~ N(0, I)`` and
-      ``P(y = 1 | x) = σ(b + Σ_k μ_k x_k + interaction · x_0 x_1)``, ``b`` set so that the
-      mean of ``P(y = 1 | x)`` over the sample is ``π``.
-
-    ``effects`` are the ``μ_k`` (default: ``linspace(1.5, 0, d)``, the last feature null).
-    Returns ``(X, y)``: a DataFrame with columns ``x0 … x{d-1}`` and ``y`` in {0, 1}.
-    """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator")
-    if not 0 < positive_rate < 1:
-        raise ValueError("positive_rate must lie in (0, 1)")
-    if n < 1 or d < 1:
-        raise ValueError("n and d must be >= 1")
-    mu = np.linspace(1.5, 0.0, d) if effects is None else np.asarray(effects, dtype=float)
-    if mu.shape != (d,):
-        raise ValueError(f"effects must have shape ({d},)")
-    if kind in ("naive-bayes", "correlated"):
-        y = (rng.random(n) < positive_rate).astype(int)
-        z = rng.standard_normal((n, d))
-        if kind == "correlated":
-            if not -1 / max(d - 1, 1) < rho < 1:
-                raise ValueError("rho must make the equicorrelation matrix positive definite")
-            cov = np.full((d, d), rho) + (1 - rho) * np.eye(d)
-            z = z @ np.linalg.cholesky(cov).T
-        X = z + y[:, None] * mu
-    elif kind == "interaction":
-        if d < 2:
-            raise ValueError("the interaction design needs d >= 2")
-        X = rng.standard_normal((n, d))
-        score = X @ mu + interaction * X[:, 0] * X[:, 1]
-        from scipy.optimize import brentq
-        from scipy.special import expit
-
-        b = brentq(lambda t: expit(score + t).mean() - positive_rate, -50, 50)
-        y = (rng.random(n) < expit(score + b)).astype(int)
-    else:
-        raise ValueError(f"kind must be 'naive-bayes', 'correlated' or 'interaction', got {kind!r}")
-    return pd.DataFrame(X, columns=[f"x{j}" for j in range(d)]), y
 
 
 # ---------------------------------------------------------------------------
