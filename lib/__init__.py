@@ -23,7 +23,9 @@ sdp
 sdp_estimation
     The SDP estimated from data: matching rows, projected random forests.
 coalitional
-    Complete and coalitional influence inside attribute groups (Ferrettini et al.), group-finding methods.
+    Complete and coalitional influence inside attribute groups (Ferrettini et al.).
+grouping
+    The coalitional paper's six methods that find the attribute groups (§4).
 typical_value
     Typical-value (negative-class mode) contributions for unbalanced binary classification.
 naive_bayes
@@ -32,6 +34,8 @@ khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
 kernel_comparison
     KernelSHAP against the closed form: the pieces of Lemaire et al.'s Table 3 comparison.
+validation
+    The input checks every explainer applies (rows to explain, background rows).
 report
     The reproduction report: every published number the book reproduces, classified.
 experiments
@@ -50,6 +54,7 @@ __all__ = [
     "compositions",
     "data",
     "experiments",
+    "grouping",
     "kernel_comparison",
     "khiops_nb",
     "naive_bayes",
@@ -61,6 +66,7 @@ __all__ = [
     "shapley",
     "simplex",
     "typical_value",
+    "validation",
 ]
 __version__ = "0.1.0"
 

@@ -30,7 +30,7 @@ def int_plan(X, background, max_fraction):  # pragma: no cover - compiled
     ``agree[i, b]``: the bitmask of the features on which background row ``b`` equals
     ``x_i``.  The rows to consider are ``Σ_b 2**(d - |E_i(b)|)`` per explained row; if more
     than ``max_fraction`` of all ``n 2**d m``, returns status 0.  Keys as in
-    :func:`lib.shapley._hybrid_row_keys`: each value minus its column's minimum, times the
+    :func:`lib._shapley_games._hybrid_row_keys`: each value minus its column's minimum, times the
     product of the ranges of the columns before; status 2 if the product of all ranges
     exceeds ``2**62`` (no such key in 64 bits), else 1.
     """

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -31,6 +31,7 @@ from lib import naive_bayes as nbm
 from lib import shapley as sh
 from lib.shapley import CountingModel  # re-exported: the estimation notebook counts rows with it
 from lib import simplex as sx
+from lib.validation import check_finite_inputs
 
 __all__ = [
     "CountingModel",
@@ -251,17 +252,12 @@ def sample_shapley_compositions(
     X: Any,
     background: Any,
     *,
-    max_samples: int,
     rng: np.random.Generator,
-    allocation: Literal["variance", "uniform"] = "variance",
-    min_samples: int = 2,
-    batch_size: int = 1,
     adjust: bool = False,
     eps: float = 1e-6,
     basis: npt.ArrayLike | None = None,
-    feature_names: Sequence[str] | None = None,
     class_names: Sequence[str] | None = None,
-    allow_nan: bool = False,
+    **sampling: Any,
 ) -> ShapleyCompositions:
     """Sampling estimates of Shapley compositions (paper Appendix D, Algorithms 1-2; Appendix E).
 
@@ -272,21 +268,14 @@ def sample_shapley_compositions(
     ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, eq. 17, where ``tr Σ_i`` is the sum of the
     sample variances of the ``N-1`` ILR coordinates).  ``adjust=True`` applies
     :func:`adjust_efficiency_compositions` (eq. 18-19, ``eps`` = the paper's ε).
+
+    ``sampling``: the keyword options of :func:`lib.shapley.sample_shapley` — the budget
+    ``max_samples`` (required) and the other fields of :class:`lib.shapley.SamplingOptions`
+    (``allocation``, ``min_samples``, ``batch_size``, ``prior_samples``), ``feature_names``,
+    ``allow_nan``.
     """
     V = None if basis is None else np.asarray(basis, dtype=float)
-    res = sh.sample_shapley(
-        ilr_model(f, V),
-        X,
-        background,
-        max_samples=max_samples,
-        rng=rng,
-        allocation=allocation,
-        min_samples=min_samples,
-        batch_size=batch_size,
-        adjust=False,
-        feature_names=feature_names,
-        allow_nan=allow_nan,
-    )
+    res = sh.sample_shapley(ilr_model(f, V), X, background, rng=rng, adjust=False, **sampling)
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
     values = res.values
@@ -421,13 +410,6 @@ def logistic(z: npt.ArrayLike) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _check_arrays(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:
-    Xa, bg = sh.check_inputs(np.asarray(X, dtype=float), np.asarray(background, dtype=float))
-    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(bg))):
-        raise ValueError("X and background must be finite (no NaN)")
-    return Xa, bg
-
-
 def _import_shap() -> Any:
     import warnings
 
@@ -483,7 +465,7 @@ def shap_sampling_compositions(
     """
     if n_samples < 1:
         raise ValueError("n_samples must be >= 1")
-    Xa, bg = _check_arrays(X, background)
+    Xa, bg = check_finite_inputs(X, background)
     V = None if basis is None else np.asarray(basis, dtype=float)
     g = ilr_model(f, V)
     shap = _import_shap()
@@ -522,7 +504,7 @@ def shap_permutation_compositions(
     at least ``2 d + 1``.  shap's global generator is seeded with ``seed`` and restored.
     One more evaluation of ``f(x)`` (``n`` rows) fills :attr:`ShapleyCompositions.prediction`.
     """
-    Xa, bg = _check_arrays(X, background)
+    Xa, bg = check_finite_inputs(X, background)
     d = Xa.shape[1]
     if max_evals < 2 * d + 1:
         raise ValueError(

@@ -48,9 +48,12 @@ import numpy as np
 
 from lib import shapley as sh
 from lib.bayesnet import BinaryBayesNet, state_index
+from lib.validation import is_number
 
 __all__ = [
     "SwingDecomposition",
+    "check_pi",
+    "check_sdp",
     "coalition_mask",
     "coalition_names",
     "conditional_game",
@@ -234,7 +237,7 @@ def same_decision_probability(
         raise ValueError(f"f must be a 1-D table over 2**d states, got shape {f.shape}")
     if not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f > 1):
         raise ValueError("f must be a probabilistic predictor with values in [0, 1]")
-    if not (_is_number(threshold) and 0.0 <= float(threshold) <= 1.0):
+    if not (is_number(threshold) and 0.0 <= float(threshold) <= 1.0):
         raise ValueError(f"the threshold T must be a number in [0, 1], got {threshold!r}")
     p, d = _check_distribution(p)
     if f.shape != p.shape:
@@ -277,17 +280,15 @@ def network_sdp(
 # ---------------------------------------------------------------------------
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
-
-
-def _check_pi(pi: float) -> float:
-    if not (_is_number(pi) and 0.0 < float(pi) <= 1.0):
+def check_pi(pi: float) -> float:
+    """The probability level ``pi`` of the swing game as a float in ``(0, 1]``, else ``ValueError``."""
+    if not (is_number(pi) and 0.0 < float(pi) <= 1.0):
         raise ValueError(f"the probability level pi must be in (0, 1], got {pi!r}")
     return float(pi)
 
 
-def _check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
+def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
+    """SDPs over the ``2**d`` coalitions (last axis) as a float array of probabilities, else ``ValueError``."""
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
@@ -305,8 +306,8 @@ def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
 
     ``pi`` must lie in ``(0, 1]``.
     """
-    pi = _check_pi(pi)
-    return (_check_sdp(sdp) >= pi).astype(float)
+    pi = check_pi(pi)
+    return (check_sdp(sdp) >= pi).astype(float)
 
 
 def swing_shapley(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
@@ -386,7 +387,7 @@ def minimal_sufficient_coalitions(sdp: np.typing.ArrayLike, pi: float) -> np.nda
     probability at least ``pi``).  ``sdp`` is one instance's ``(2**d,)`` table; the
     result lists bitmasks sorted by size, then by value.
     """
-    s = _check_sdp(sdp)
+    s = check_sdp(sdp)
     if s.ndim != 1:
         raise ValueError(f"pass the SDPs of one instance, shape (2**d,), got {s.shape}")
     win = swing_game(s, pi)
@@ -417,7 +418,7 @@ def decision_table(f: np.typing.ArrayLike, threshold: float) -> np.ndarray:
         raise ValueError("f must be a table of probabilities, got a scalar")
     if not np.all(np.isfinite(f)) or np.any(f < 0) or np.any(f > 1):
         raise ValueError("f must be a probabilistic predictor with values in [0, 1]")
-    if not (_is_number(threshold) and 0.0 <= float(threshold) <= 1.0):
+    if not (is_number(threshold) and 0.0 <= float(threshold) <= 1.0):
         raise ValueError(f"the threshold T must be a number in [0, 1], got {threshold!r}")
     return (f >= float(threshold)).astype(float)
 

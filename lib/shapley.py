@@ -22,6 +22,10 @@ features by background rows ``b``:
 
 Shapes follow shap's conventions: values are ``(n, d)`` for a single-output model
 and ``(n, d, k)`` for ``k`` outputs; base values are ``(n,)`` or ``(n, k)``.
+
+This module holds the formula, :class:`ShapleyResult` and the public estimators; how the
+model is asked for the game (hybrid rows, each distinct row once, cache-sized blocks) is the
+private :mod:`lib._shapley_games`, and the input checks are :mod:`lib.validation`'s.
 """
 
 from __future__ import annotations
@@ -35,8 +39,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from lib import _shapley_games as games
+from lib._shapley_games import bitmask_rows, mix_rows
+from lib.validation import as_rows, check_inputs
+
 __all__ = [
     "MAX_EXACT_FEATURES",
+    "SamplingOptions",
     "ShapleyResult",
     "CountingModel",
     "adjust_efficiency",
@@ -58,6 +67,11 @@ __all__ = [
 #: each evaluated against every background row, is already ~1e6 model calls per row.
 MAX_EXACT_FEATURES = 20
 
+#: :func:`interventional_game` evaluates only the distinct hybrid rows when the rows it
+#: would consider (see :func:`lib._shapley_games.full_game`) are at most this fraction of
+#: all ``n 2**d m``.
+DEDUP_MAX_DISTINCT_FRACTION = 0.5
+
 #: Below this number of players :func:`shapley_from_game` uses a dense
 #: ``(2**d, d)`` weight matrix and one matrix product; above it, a loop over players.
 _DENSE_MAX_PLAYERS = 14
@@ -69,19 +83,6 @@ ArrayOrFrame = np.ndarray | pd.DataFrame
 # ---------------------------------------------------------------------------
 # Games given by their 2**d coalition values
 # ---------------------------------------------------------------------------
-
-
-def bitmask_rows(bitmasks: np.typing.ArrayLike, d: int) -> np.ndarray:
-    """Boolean membership rows of coalitions given by their bitmasks.
-
-    ``bitmask_rows(S, d)[j, i]`` is ``True`` iff bit ``i`` of ``S[j]`` is set (player ``i``
-    is in the coalition ``S[j]``); shape ``S.shape + (d,)``.  Bitmasks are read as int64,
-    so ``d <= 62``.
-    """
-    if not 0 <= d <= 62:
-        raise ValueError(f"bitmasks as int64 hold 0 to 62 players, got d={d}")
-    s = np.asarray(bitmasks, dtype=np.int64)
-    return ((s[..., None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
 
 
 def coalition_masks(d: int) -> np.ndarray:
@@ -196,115 +197,6 @@ def _shapley_from_game_loop(v: np.ndarray, d: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _as_rows(X: ArrayOrFrame | np.typing.ArrayLike, name: str) -> ArrayOrFrame:
-    if isinstance(X, pd.DataFrame):
-        return X
-    if isinstance(X, pd.Series):
-        return X.to_frame().T
-    arr = np.asarray(X)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, features), got shape {arr.shape}")
-    return arr
-
-
-def check_inputs(
-    X: ArrayOrFrame, background: ArrayOrFrame, allow_nan: bool = False
-) -> tuple[ArrayOrFrame, ArrayOrFrame]:
-    """Rows to explain and background rows, checked against each other.
-
-    The one validation every explainer of the book applies: both 2-D (a 1-D ``X`` is one
-    row), both arrays or both DataFrames with the same columns and categorical dtypes, at
-    least one row each, the same number of features, and no NaN unless ``allow_nan``.
-    Raises ``ValueError`` naming what is wrong.
-    """
-    X = _as_rows(X, "X")
-    background = _as_rows(background, "background")
-    if isinstance(X, pd.DataFrame) != isinstance(background, pd.DataFrame):
-        raise ValueError(
-            "X and background must both be DataFrames or both be arrays, got "
-            f"{type(X).__name__} and {type(background).__name__}"
-        )
-    if X.shape[0] == 0:
-        raise ValueError("X has no rows")
-    if background.shape[0] == 0:
-        raise ValueError("background has no rows: the absent features need values to average over")
-    if X.shape[1] != background.shape[1]:
-        raise ValueError(
-            f"X has {X.shape[1]} features but background has {background.shape[1]}: "
-            "the background must describe the same features"
-        )
-    if isinstance(X, pd.DataFrame):
-        if list(X.columns) != list(background.columns):
-            raise ValueError(
-                "X and background have different columns (or order): "
-                f"{list(X.columns)} vs {list(background.columns)}"
-            )
-        for c in X.columns:
-            xd, bd = X[c].dtype, background[c].dtype
-            if isinstance(xd, pd.CategoricalDtype) or isinstance(bd, pd.CategoricalDtype):
-                if not (
-                    isinstance(xd, pd.CategoricalDtype)
-                    and isinstance(bd, pd.CategoricalDtype)
-                    and list(xd.categories) == list(bd.categories)
-                ):
-                    raise ValueError(
-                        f"column {c!r}: X and background must share one categorical dtype "
-                        "(same categories in the same order)"
-                    )
-        if not allow_nan:
-            for name, frame in (("X", X), ("background", background)):
-                bad = [c for c in frame.columns if frame[c].isna().any()]
-                if bad:
-                    raise ValueError(
-                        f"{name} has missing values in columns {bad}; impute them, or pass "
-                        "allow_nan=True if the model handles missing values itself"
-                    )
-    else:
-        for name, arr in (("X", X), ("background", background)):
-            if arr.dtype.kind in "fc" and not allow_nan and np.isnan(arr).any():
-                cols = np.flatnonzero(np.isnan(arr).any(axis=0)).tolist()
-                raise ValueError(
-                    f"{name} has NaN in feature columns {cols}; impute them, or pass "
-                    "allow_nan=True if the model handles missing values itself"
-                )
-    return X, background
-
-
-def _hybrid_rows(
-    X: ArrayOrFrame, background: ArrayOrFrame, inst: np.ndarray, member: np.ndarray
-) -> ArrayOrFrame:
-    """Rows taking ``x`` on the features of a coalition and ``b`` elsewhere.
-
-    ``inst`` (shape ``(r,)``) gives the instance of each of ``r`` hybrid blocks,
-    ``member`` (shape ``(r, d)``) the coalition of each block.  Every block is
-    repeated over all background rows: the result has ``r * m`` rows, block-major.
-    """
-    m = background.shape[0]
-    if isinstance(X, pd.DataFrame):
-        inst_rows = np.repeat(inst, m)
-        bg_rows = np.tile(np.arange(m), len(inst))
-        return mix_rows(X.iloc[inst_rows], background.iloc[bg_rows], np.repeat(member, m, axis=0))
-    rows = np.where(member[:, None, :], X[inst][:, None, :], background[None, :, :])
-    return rows.reshape(len(inst) * m, X.shape[1])
-
-
-def _evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
-    out = np.asarray(f(rows), dtype=float)
-    if out.ndim == 0 or out.shape[0] != n_rows or out.ndim > 2:
-        raise ValueError(
-            f"the model must map {n_rows} rows to an array of shape ({n_rows},) or "
-            f"({n_rows}, k); it returned shape {out.shape}"
-        )
-    if not np.all(np.isfinite(out)):
-        raise ValueError(
-            f"the model returned NaN or infinite outputs for {int((~np.isfinite(out)).sum())} "
-            "of the evaluated rows (e.g. log of a zero probability); explain a finite output"
-        )
-    return out
-
-
 def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
     """Coalitions as a boolean ``(c, d)`` array (row ``r``, column ``j``: feature ``j`` present).
 
@@ -371,8 +263,8 @@ def coalition_values(
         stop = min(total_blocks, start + blocks_per_call)
         idx = np.arange(start, stop)
         inst, coal = np.divmod(idx, n_coal)
-        rows = _hybrid_rows(X, background, inst, unique[coal])
-        out = _evaluate(f, rows, len(idx) * m)
+        rows = games.hybrid_rows(X, background, inst, unique[coal])
+        out = games.evaluate(f, rows, len(idx) * m)
         means = out.reshape((len(idx), m) + out.shape[1:]).mean(axis=1)
         if result is None:
             result = np.empty((total_blocks,) + means.shape[1:])
@@ -426,7 +318,7 @@ def interventional_game(
     ``S ∪ E``), each distinct hybrid row is evaluated once — for an array of plain
     numbers, or a DataFrame (categorical columns included) compared through its columns'
     codes, without missing values; otherwise every row, in cache-sized blocks for an
-    array (see ``_full_game``).  The values are the same either way, to the last bit:
+    array (see :func:`lib._shapley_games.full_game`).  The values are the same either way, to the last bit:
     the means over the background are taken over the same outputs in the same order.
     The model must not modify its input in place.
     allow_nan
@@ -451,9 +343,9 @@ def interventional_game(
         raise ValueError("max_rows_per_call must be >= 1")
     if coalitions is None:
         if d > 0 and not isinstance(X, pd.DataFrame):
-            return _full_game(f, X, background, max_rows_per_call)
+            return games.full_game(f, X, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
         if d > 0:
-            game = _frame_game_distinct(f, X, background, max_rows_per_call)
+            game = games.frame_game_distinct(f, X, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
             if game is not None:
                 return game
         chosen = np.arange(2**d, dtype=np.int64)
@@ -468,289 +360,6 @@ def interventional_game(
     game = np.full((n, 2**d) + values.shape[2:], np.nan)
     game[:, chosen] = values
     return game
-
-
-#: :func:`interventional_game` evaluates only the distinct hybrid rows when the rows it
-#: would consider (see :func:`_full_game`) are at most this fraction of all ``n 2**d m``.
-DEDUP_MAX_DISTINCT_FRACTION = 0.5
-
-#: Target size in bytes of one call's hybrid rows when every row is evaluated.
-_GRAY_BLOCK_BYTES = 2**22
-
-#: Hybrid rows whose outputs are gathered back at once after deduplication (cache-sized).
-_GATHER_ELEMENTS = 2**15
-
-#: Bound on the hybrid rows handled at once when deduplicating (memory: about 17 bytes
-#: each); rows are distinct-evaluated within such a chunk of explained rows.
-_DEDUP_MAX_KEYS = 2**22
-
-
-def _agreement(X: np.ndarray, background: np.ndarray) -> np.ndarray:
-    """``E[i, b]``: the bitmask of the features on which background row ``b`` equals ``x_i``."""
-    d = X.shape[1]
-    bits = np.left_shift(np.int64(1), np.arange(d, dtype=np.int64))
-    return ((background[None, :, :] == X[:, None, :]) * bits).sum(axis=2)
-
-
-def _full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
-    """All ``2**d`` coalition values of every row of the array ``X``: ``(n, 2**d[, k])``.
-
-    Two ways to the same numbers (each ``v_x(S)`` is the mean of the model's outputs on
-    the ``m`` hybrid rows ``(x_S, b_{-S})``, in background order, as in
-    :func:`coalition_values`):
-
-    * when many hybrid rows coincide (discretised or categorical data), each *distinct*
-      row is evaluated once and the outputs are gathered back before the means
-      (:func:`_full_game_distinct`, its loops compiled in :mod:`lib._shapley_kernels`).
-      Rows coincide mostly because a background row
-      agrees with ``x`` on some features ``E(b)``: then ``(x_S, b_{-S})`` is the row
-      ``(x_T, b_{-T})`` with ``T = S ∪ E(b)``, so only the pairs ``(T, b)`` with
-      ``T ⊇ E(b)`` need be considered — ``Σ_b 2**(d - |E(b)|)`` rows per explained row,
-      counted exactly beforehand to decide whether deduplication pays;
-    * otherwise every hybrid row is evaluated, in blocks of ``2**k`` coalitions that share
-      their high ``d - k`` features: the ``(2**k, m, d)`` rows of one block are built once
-      per explained row, and the blocks are visited in Gray-code order of their high
-      features, so that going to the next block rewrites one column (the model must not
-      modify its input in place).
-    """
-    plan = _dedup_plan(X, background)
-    if plan is not None:
-        dtype = np.result_type(X.dtype, background.dtype)
-        Xc = np.ascontiguousarray(X, dtype=dtype)
-        Bc = np.ascontiguousarray(background, dtype=dtype)
-
-        def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> np.ndarray:
-            if dtype.itemsize < 4 and dtype.kind == "f":  # float16: not a numba type
-                return np.where(bitmask_rows(T, X.shape[1]), Xc[inst], Bc[b])
-            from lib import _shapley_kernels as kern
-
-            return kern.hybrid_rows(Xc, Bc, inst, b, T)
-
-        return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
-    return _full_game_gray(f, X, background, max_rows_per_call)
-
-
-def _dedup_plan(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]] | None:
-    """``(agree, keys)`` when evaluating only the distinct hybrid rows pays, else ``None``.
-
-    Arrays of plain numbers without NaN only, ``d <= 62``, at most ``_DEDUP_MAX_KEYS``
-    pairs per explained row, and the rows to consider (``Σ_b 2**(d - |E(b)|)`` per
-    explained row) at most :data:`DEDUP_MAX_DISTINCT_FRACTION` of all ``n 2**d m``.
-    ``agree`` as :func:`_agreement`, ``keys`` as :func:`_hybrid_row_keys`.
-    """
-    n, d = X.shape
-    m = background.shape[0]
-    if (X.dtype.kind not in "biuf" or background.dtype.kind not in "biuf"
-            or (X.dtype.kind == "f" and np.isnan(X).any())
-            or (background.dtype.kind == "f" and np.isnan(background).any())
-            or 2**d * m > _DEDUP_MAX_KEYS or d > 62):
-        return None
-    try:
-        from lib import _shapley_kernels as kern  # numba: a dependency (it comes with shap)
-    except ImportError:  # pragma: no cover - without numba, every row is evaluated
-        return None
-    if X.dtype.kind in "biu" and background.dtype.kind in "biu":
-        status, agree, wx, wb = kern.int_plan(np.ascontiguousarray(X, dtype=np.int64),
-                                              np.ascontiguousarray(background, dtype=np.int64),
-                                              DEDUP_MAX_DISTINCT_FRACTION)
-        if status == 0:
-            return None
-        if status == 1:
-            return agree, (wx, wb)
-    else:
-        agree = _agreement(X, background)
-        size = np.bitwise_count(agree.astype(np.uint64)).astype(np.int64)
-        considered = float(np.ldexp(1.0, d - size).sum())
-        if considered > DEDUP_MAX_DISTINCT_FRACTION * n * 2**d * m:
-            return None
-    keys = _hybrid_row_keys(X, background)
-    if keys is None:
-        return None
-    return agree, keys
-
-
-def _frame_codes(X: pd.DataFrame, background: pd.DataFrame) -> tuple[np.ndarray, np.ndarray] | None:
-    """Each column's values as integer codes (equal codes iff equal values), ``(n, d)`` and
-    ``(m, d)``; categorical columns by their category codes.  ``None`` if a value is missing."""
-    n, m = len(X), len(background)
-    code_x = np.empty(X.shape, dtype=np.int64)
-    code_b = np.empty(background.shape, dtype=np.int64)
-    for j, c in enumerate(X.columns):
-        a, b = X[c], background[c]
-        if isinstance(a.dtype, pd.CategoricalDtype):
-            cx, cb = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
-        else:
-            codes, _ = pd.factorize(pd.concat([b, a], ignore_index=True), use_na_sentinel=True)
-            cb, cx = codes[:m], codes[m:]
-        if (cx < 0).any() or (cb < 0).any():
-            return None
-        code_x[:, j], code_b[:, j] = cx, cb
-    assert code_x.shape == (n, X.shape[1])
-    return code_x, code_b
-
-
-def _frame_game_distinct(f: Model, X: pd.DataFrame, background: pd.DataFrame,
-                         max_rows_per_call: int) -> np.ndarray | None:
-    """:func:`_full_game`'s distinct-row path for DataFrames (categorical columns, KEEL
-    frames): rows compared through their columns' codes, built with :func:`mix_rows`.
-    ``None`` when deduplication does not pay (then every row is evaluated)."""
-    codes = _frame_codes(X, background)
-    if codes is None:
-        return None
-    plan = _dedup_plan(*codes)
-    if plan is None:
-        return None
-    d = X.shape[1]
-
-    def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> pd.DataFrame:
-        return mix_rows(X.iloc[inst], background.iloc[b], bitmask_rows(T, d))
-
-    return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
-
-
-def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
-    n, d = X.shape
-    m = background.shape[0]
-    # a block of hybrid rows of a few MB: few enough model calls that a model's per-call
-    # cost is small (scikit-learn's trees: ~0.5 ms), small enough to stay in cache
-    # between its construction and the model call (a cheap model was slower on larger
-    # blocks: a threaded matrix-vector product on a busy machine)
-    rows_per_call = min(max_rows_per_call, max(1, _GRAY_BLOCK_BYTES // (8 * d)))
-    k = 0
-    while k < d and 2 ** (k + 1) * m <= rows_per_call:
-        k += 1
-    n_low, n_high = 2**k, 2 ** (d - k)
-    # when a whole game fits in a block, several explained rows share one model call
-    group = max(1, rows_per_call // (n_low * m)) if k == d else 1
-    dtype = np.result_type(X.dtype, background.dtype)
-    result: np.ndarray | None = None
-    for start in range(0, n, group):
-        stop = min(n, start + group)
-        # the block of the 2**k low coalitions of each explained row, by doubling: copy
-        # the first half, then put x in the column of the new feature (no masks)
-        buf = np.empty((stop - start, n_low, m, d), dtype=dtype)
-        for g, x in enumerate(X[start:stop]):
-            buf[g, 0] = background
-            for j in range(k):
-                h = 1 << j
-                buf[g, h : 2 * h] = buf[g, :h]
-                buf[g, h : 2 * h, :, j] = x[j]
-        rows = buf.reshape(-1, d)
-        x = X[start]                                   # group > 1 only when n_high == 1
-        hi = 0
-        for t in range(n_high):
-            if t:
-                j = k + ((t & -t).bit_length() - 1)   # the bit a Gray code flips at step t
-                hi ^= 1 << (j - k)
-                buf[0, :, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
-            out = _evaluate(f, rows, len(rows))
-            means = out.reshape((stop - start, n_low, m) + out.shape[1:]).mean(axis=2)
-            if result is None:
-                result = np.empty((n, 2**d) + means.shape[2:])
-            elif means.shape[2:] != result.shape[2:]:
-                raise ValueError("the model returned a different number of outputs between calls")
-            result[start:stop, hi * n_low:(hi + 1) * n_low] = means
-    assert result is not None
-    return result
-
-
-def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """Exact integer keys of hybrid rows: ``key(x_S, b_{-S}) = Σ_{j∈S} wx[i, j] + Σ_{j∉S} wb[b, j]``.
-
-    Each feature's values (in the background and in ``X``) are coded ``0 .. c_j - 1``
-    (integers: minus their minimum; others: their rank among the distinct values);
-    the hybrid row gets the mixed-radix number of its codes ``Σ_j code_j Π_{l<j} c_l``,
-    so two hybrid rows have the same key if and only if they are equal.  Returns
-    ``(wx, wb)``, the codes times the radices, ``(n, d)`` and ``(m, d)``; ``None`` if the
-    radix product exceeds ``2**62`` (no exact key in 64 bits).
-    """
-    n, d = X.shape
-    m = background.shape[0]
-    if X.dtype.kind in "iub" and background.dtype.kind in "iub":
-        # small integers (part indices, category codes): the code is the value minus the
-        # column's minimum, no sorting
-        both = np.concatenate([background, X]).astype(np.int64)
-        low, high = both.min(axis=0), both.max(axis=0)
-        sizes = [int(h) - int(lo) + 1 for lo, h in zip(low, high)]
-        if math.prod(sizes) <= 2**62:
-            radix = np.array([math.prod(sizes[:j]) for j in range(d)], dtype=np.int64)
-            weighted = (both - low) * radix
-            return weighted[m:], weighted[:m]
-    code_x = np.empty((n, d), dtype=np.int64)
-    code_b = np.empty((m, d), dtype=np.int64)
-    radix = np.empty(d, dtype=np.int64)
-    product = 1
-    for j in range(d):
-        values, inverse = np.unique(np.concatenate([background[:, j], X[:, j]]), return_inverse=True)
-        code_b[:, j], code_x[:, j] = inverse[:m], inverse[m:]
-        radix[j] = product
-        product *= len(values)
-        if product > 2**62:
-            return None
-    return code_x * radix, code_b * radix
-
-
-def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agree: np.ndarray,
-                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int,
-                        build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame]) -> np.ndarray:
-    """All ``2**d`` coalition values, each distinct hybrid row evaluated once.
-
-    ``agree`` and ``keys`` as from :func:`_agreement` and :func:`_hybrid_row_keys` (on the
-    rows themselves, or on codes of a DataFrame's columns); ``build_rows(inst, b, T)``
-    returns the hybrid rows ``(x_T, b_{-T})`` of explained rows ``inst`` for the model.
-    The bookkeeping runs in the compiled loops of :mod:`lib._shapley_kernels`; the means
-    over the background are numpy's, over the same outputs in the same order as when
-    every hybrid row is evaluated.
-    """
-    from lib import _shapley_kernels as kern
-
-    n, d = X.shape
-    m = background.shape[0]
-    wx, wb = keys
-    wb = np.ascontiguousarray(wb, dtype=np.int64)
-    n_coal = 2**d
-    step = max(1, _DEDUP_MAX_KEYS // (n_coal * m))
-    result: np.ndarray | None = None
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        c = stop - start
-        E = np.ascontiguousarray(agree[start:stop], dtype=np.int64)                # (c, m)
-        # the pairs (T, b) with T ⊇ E(b) (every hybrid row is the row of one of them),
-        # the label of each pair's row, and each label's representative (the row the
-        # model sees: the first pair of that label)
-        pair, T, codes, inst, b, T_first = kern.distinct_pairs(
-            E, np.ascontiguousarray(wx[start:stop], dtype=np.int64), wb, d)
-        outs = []
-        for lo in range(0, len(inst), max_rows_per_call):
-            sel = slice(lo, lo + max_rows_per_call)
-            rows = build_rows(start + inst[sel], b[sel], T_first[sel])
-            outs.append(_evaluate(f, rows, len(rows)))
-        if len({o.shape[1:] for o in outs}) > 1:
-            raise ValueError("the model returned a different number of outputs between calls")
-        out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
-        if result is None:
-            result = np.empty((n, n_coal) + out.shape[1:])
-        elif out.shape[1:] != result.shape[2:]:
-            raise ValueError("the model returned a different number of outputs between calls")
-        # every hybrid row (i, S, b) is the row of the pair (S | E(b), b): the outputs are
-        # placed at the pairs, at ((i m + b) << d) | T, and read back for every (i, S, b);
-        # the means over b are numpy's (the same numbers as without dedup): summed in
-        # numpy's order in the compiled loop for one output; for several, gathered in
-        # (i, S, b) order into a cache-sized buffer, a few coalitions at a time, and
-        # averaged by ndarray.mean
-        placed = kern.place_outputs(pair, T, codes, out, d, c * m * n_coal)
-        if out.ndim == 1:
-            kern.game_means(placed, E, d, result[start:stop].reshape(-1))
-            continue
-        flat = result.reshape((n * n_coal,) + out.shape[1:])
-        width = max(1, _GATHER_ELEMENTS // m)
-        buf = np.empty((width, m) + out.shape[1:])
-        for r0 in range(0, c * n_coal, width):
-            r1 = min(c * n_coal, r0 + width)
-            kern.gather_outputs(placed, E, d, r0, r1, buf)
-            flat[start * n_coal + r0 : start * n_coal + r1] = buf[: r1 - r0].mean(axis=1)
-    assert result is not None
-    return result
 
 
 class CountingModel:
@@ -901,7 +510,7 @@ def exact_shapley(
         allow_nan=allow_nan,
         max_features=max_features,
     )
-    Xr = _as_rows(X, "X")
+    Xr = as_rows(X, "X")
     if game.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
         values = np.moveaxis(shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2)
     else:
@@ -1007,42 +616,117 @@ def _one_sample_each(
     else:
         xs, bg = X[inst], background[w]
         rows = np.concatenate([np.where(with_i, xs, bg), np.where(before, xs, bg)])
-    out = _evaluate(f, rows, 2 * r)
+    out = games.evaluate(f, rows, 2 * r)
     return out[:r] - out[r:]
 
 
-def mix_rows(xs: pd.DataFrame, donor: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
-    """Row ``r`` takes ``xs`` where ``keep[r, j]`` is True and ``donor`` elsewhere (aligned rows).
 
-    The one place where the book builds hybrid rows of DataFrames (the interventional
-    game, permutation sampling, typical-value replacements).  Column dtypes are kept:
-    categorical columns are mixed through their codes; a numerical column that receives
-    NaN (e.g. a "missing" replacement) in an integer column becomes float.
+@dataclass(frozen=True)
+class SamplingOptions:
+    """How :func:`sample_shapley` spends its budget of ``max_samples`` draws per explained row.
+
+    The options :func:`sample_shapley` and
+    :func:`lib.compositions.sample_shapley_compositions` share (see :func:`sample_shapley`
+    for what each means): ``allocation`` ``"uniform"`` (Štrumbelj & Kononenko's
+    Algorithm 1 with equal shares) or ``"variance"`` (their Algorithm 2: ``min_samples``
+    each, then the greedy rule of :func:`_greedy_picks`, ``batch_size`` at a time, with
+    the book's ``prior_samples`` shrinkage).
     """
-    if keep.shape != (len(xs), xs.shape[1]) or len(donor) != len(xs):
-        raise ValueError("mix_rows needs aligned frames and a (rows, columns) mask")
-    cols = {}
-    for j, c in enumerate(xs.columns):
-        a, b = xs[c], donor[c]
-        if isinstance(a.dtype, pd.CategoricalDtype):
-            codes = np.where(keep[:, j], a.cat.codes.to_numpy(), b.cat.codes.to_numpy())
-            cols[c] = pd.Categorical.from_codes(codes, dtype=a.dtype)
-            continue
-        vals = np.where(keep[:, j], a.to_numpy(), b.to_numpy())
-        if pd.api.types.is_numeric_dtype(a.dtype) and not pd.api.types.is_bool_dtype(a.dtype):
-            try:
-                out = vals.astype(a.dtype)
-            except (TypeError, ValueError):  # NaN into an integer column
-                out = vals.astype(float)
-            if out.dtype.kind in "iu" and np.isnan(vals.astype(float)).any():
-                out = vals.astype(float)
-            cols[c] = out
-        else:
-            try:
-                cols[c] = pd.array(vals, dtype=a.dtype)
-            except (TypeError, ValueError):
-                cols[c] = vals
-    return pd.DataFrame(cols, columns=xs.columns)
+
+    max_samples: int
+    allocation: Literal["variance", "uniform"] = "variance"
+    min_samples: int = 2
+    batch_size: int = 1
+    prior_samples: float = 0.0
+
+    def first_counts(self, d: int) -> np.ndarray:
+        """The draws of the fixed first phase, per feature ``(d,)``; checks the options for ``d`` features."""
+        if self.batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        if not (np.isfinite(self.prior_samples) and self.prior_samples >= 0):
+            raise ValueError(f"prior_samples must be a finite number >= 0, got {self.prior_samples}")
+        if self.allocation == "uniform":
+            if self.max_samples < d:
+                raise ValueError(f"max_samples={self.max_samples} is less than one sample per feature (d={d})")
+            counts = np.full(d, self.max_samples // d)
+            counts[: self.max_samples % d] += 1
+            return counts
+        if self.allocation == "variance":
+            if self.min_samples < 2:
+                raise ValueError("min_samples must be >= 2 so that every feature has a variance estimate")
+            if self.max_samples < d * self.min_samples:
+                raise ValueError(
+                    f"max_samples={self.max_samples} is less than min_samples * d = {self.min_samples} * {d}"
+                )
+            return np.full(d, self.min_samples)
+        raise ValueError(f"allocation must be 'variance' or 'uniform', got {self.allocation!r}")
+
+    def greedy_samples(self, d: int) -> int:
+        """The draws per explained row left for the greedy phase (Algorithm 2) after the first."""
+        if self.allocation != "variance":
+            return 0
+        return self.max_samples - int(self.first_counts(d).sum())
+
+
+@dataclass
+class _RunningMoments:
+    """Count, mean and summed squared deviations of the draws of each ``(row, feature)`` cell.
+
+    ``counts`` ``(n d,)``; ``mean`` and ``m2`` ``(n d, k)`` (``k = 1`` for one output), the
+    cells numbered ``row * d + feature``.
+    """
+
+    counts: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+    @classmethod
+    def of_draws(cls, cell: np.ndarray, draws: np.ndarray, n_cells: int) -> _RunningMoments:
+        """The moments of a first batch of draws, ``draws[r]`` a draw of cell ``cell[r]``."""
+        counts = np.bincount(cell, minlength=n_cells).astype(float)
+        sums = np.zeros((n_cells, draws.shape[1]))
+        np.add.at(sums, cell, draws)
+        mean = sums / counts[:, None]
+        m2 = np.zeros_like(sums)
+        np.add.at(m2, cell, (draws - mean[cell]) ** 2)
+        return cls(counts, mean, m2)
+
+    def add(self, cell: np.ndarray, draws: np.ndarray) -> None:
+        """Welford's update by one draw in each of the distinct cells ``cell``."""
+        self.counts[cell] += 1
+        delta = draws - self.mean[cell]
+        self.mean[cell] += delta / self.counts[cell][:, None]
+        self.m2[cell] += delta * (draws - self.mean[cell])
+
+    def sample_variances(self) -> np.ndarray:
+        """The plain sample variance of each cell's draws, ``(n d, k)``."""
+        return self.m2 / np.maximum(self.counts[:, None] - 1, 1)
+
+
+def _greedy_picks(moments: _RunningMoments, n: int, d: int, batch: int, prior_samples: float) -> np.ndarray:
+    """The features of the next ``batch`` draws of each row: Štrumbelj & Kononenko's Algorithm 2.
+
+    Each draw goes to the feature maximising ``σ̃_i²/m_i − σ̃_i²/(m_i+1)`` (the trace over
+    outputs, the variances frozen during the batch, the counts as planned so far), with
+    ``σ̃_i²`` the sample variance shrunk by ``prior_samples`` (see :func:`sample_shapley`).
+    Returns ``(n, batch)`` feature indices.
+    """
+    ss = moments.m2.sum(axis=1).reshape(n, d)                  # summed squared deviations
+    dof = moments.counts.reshape(n, d) - 1.0
+    if prior_samples > 0:
+        pooled = (ss / dof).mean(axis=1, keepdims=True)      # the instance's mean variance
+        trace = (ss + prior_samples * pooled) / (dof + prior_samples)
+    else:
+        trace = ss / dof
+    planned = moments.counts.reshape(n, d).copy()
+    rows_idx = np.arange(n)
+    picks = np.empty((n, batch), dtype=np.int64)
+    for t in range(batch):
+        gain = trace / (planned * (planned + 1.0))
+        j = np.argmax(gain, axis=1)
+        picks[:, t] = j
+        planned[rows_idx, j] += 1
+    return picks
 
 
 def sample_shapley(
@@ -1109,84 +793,38 @@ def sample_shapley(
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
+    options = SamplingOptions(max_samples, allocation, min_samples, batch_size, prior_samples)
     X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     if d == 0:
         raise ValueError("X has no features")
-    if batch_size < 1:
-        raise ValueError("batch_size must be >= 1")
-    if not (np.isfinite(prior_samples) and prior_samples >= 0):
-        raise ValueError(f"prior_samples must be a finite number >= 0, got {prior_samples}")
-    if allocation == "uniform":
-        if max_samples < d:
-            raise ValueError(f"max_samples={max_samples} is less than one sample per feature (d={d})")
-        counts = np.full(d, max_samples // d)
-        counts[: max_samples % d] += 1
-        first = np.broadcast_to(counts, (n, d))
-    elif allocation == "variance":
-        if min_samples < 2:
-            raise ValueError("min_samples must be >= 2 so that every feature has a variance estimate")
-        if max_samples < d * min_samples:
-            raise ValueError(
-                f"max_samples={max_samples} is less than min_samples * d = {min_samples} * {d}"
-            )
-        first = np.full((n, d), min_samples)
-    else:
-        raise ValueError(f"allocation must be 'variance' or 'uniform', got {allocation!r}")
+    first = np.broadcast_to(options.first_counts(d), (n, d))
 
     # Phase 1: the fixed allocation, all at once.
     inst = np.repeat(np.repeat(np.arange(n), d), first.reshape(-1))
     feat = np.repeat(np.tile(np.arange(d), n), first.reshape(-1))
     diffs = _one_sample_each(f, X, background, inst, feat, rng)
     k_shape = diffs.shape[1:]
-    flat = (inst * d + feat).astype(np.int64)
-    counts_nd = np.bincount(flat, minlength=n * d).astype(float)
-    d2 = diffs.reshape(len(diffs), -1)
-    sums = np.zeros((n * d, d2.shape[1]))
-    np.add.at(sums, flat, d2)
-    mean = sums / counts_nd[:, None]
-    m2 = np.zeros_like(sums)
-    np.add.at(m2, flat, (d2 - mean[flat]) ** 2)
+    moments = _RunningMoments.of_draws((inst * d + feat).astype(np.int64), diffs.reshape(len(diffs), -1), n * d)
 
     # Phase 2 (Algorithm 2): greedy allocation of the rest, batch_size at a time.
-    remaining = max_samples - int(first[0].sum()) if allocation == "variance" else 0
+    remaining = options.greedy_samples(d)
     rows_idx = np.arange(n)
     while remaining > 0:
         b = min(batch_size, remaining)
-        ss = m2.sum(axis=1).reshape(n, d)                      # summed squared deviations
-        dof = counts_nd.reshape(n, d) - 1.0
-        if prior_samples > 0:
-            pooled = (ss / dof).mean(axis=1, keepdims=True)  # the instance's mean variance
-            trace = (ss + prior_samples * pooled) / (dof + prior_samples)
-        else:
-            trace = ss / dof
-        planned = counts_nd.reshape(n, d).copy()
-        picks = np.empty((n, b), dtype=np.int64)
-        for t in range(b):
-            gain = trace / (planned * (planned + 1.0))
-            j = np.argmax(gain, axis=1)
-            picks[:, t] = j
-            planned[rows_idx, j] += 1
-        inst_b = np.repeat(rows_idx, b)
-        feat_b = picks.reshape(-1)
-        new = _one_sample_each(f, X, background, inst_b, feat_b, rng).reshape(n * b, -1)
-        # Welford's update, one sample at a time per (instance, feature) cell.
-        for t in range(b):
-            sel = np.arange(n) * b + t
-            cell = rows_idx * d + picks[:, t]
-            counts_nd[cell] += 1
-            delta = new[sel] - mean[cell]
-            mean[cell] += delta / counts_nd[cell][:, None]
-            m2[cell] += delta * (new[sel] - mean[cell])
+        picks = _greedy_picks(moments, n, d, b, prior_samples)
+        new = _one_sample_each(f, X, background, np.repeat(rows_idx, b), picks.reshape(-1), rng).reshape(n * b, -1)
+        for t in range(b):  # one draw at a time per (instance, feature) cell
+            moments.add(rows_idx * d + picks[:, t], new[rows_idx * b + t])
         remaining -= b
 
-    values = mean.reshape((n, d) + k_shape)
-    sample_var = (m2 / np.maximum(counts_nd[:, None] - 1, 1)).reshape((n, d) + k_shape)
-    cnt = counts_nd.reshape(n, d)
+    values = moments.mean.reshape((n, d) + k_shape)
+    sample_var = moments.sample_variances().reshape((n, d) + k_shape)
+    cnt = moments.counts.reshape(n, d)
     variances = sample_var / cnt.reshape((n, d) + (1,) * len(k_shape))
 
-    base_out = _evaluate(f, background, background.shape[0]).mean(axis=0)
-    outputs = _evaluate(f, X, n)
+    base_out = games.evaluate(f, background, background.shape[0]).mean(axis=0)
+    outputs = games.evaluate(f, X, n)
     base = np.broadcast_to(base_out, outputs.shape).copy()
     if outputs.shape[1:] != k_shape:
         raise ValueError("the model returned a different number of outputs between calls")

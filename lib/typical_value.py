@@ -33,12 +33,12 @@ This module computes
   (:class:`lib.naive_bayes.NaiveBayesTables`): the exact ``log p_{-k}``
   (:func:`nb_leave_one_out`), the draft's ``log C(x)`` (:func:`nb_log_c`) and the
   typical-value contributions on the log-odds (:func:`nb_typical_log_odds`);
-* :func:`simulate` — the simulated designs of the chapter's evaluation;
 * :func:`log_and_logit` — the two output scales as one model output, for
   :func:`lib.shapley.exact_shapley`.
 
-The real-data evaluation of chapter 4 (split, imputation, feature selection, the classifiers,
-the per-row agreement with exact Shapley values) is an experiment, not the method: it lives in
+The evaluations of chapter 4 are experiments, not the method: the simulated designs live in
+:mod:`lib.experiments.tv_simulated`, the real data (split, imputation, feature selection, the
+classifiers, the per-row agreement with exact Shapley values) in
 :mod:`lib.experiments.tv_real_data`.
 
 Both contribution functions return a :class:`lib.shapley.ShapleyResult` whose
@@ -61,6 +61,7 @@ from scipy.special import logsumexp
 
 from .naive_bayes import NaiveBayesTables
 from .shapley import ShapleyResult, mix_rows
+from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
 
 __all__ = [
     "JointTableClassifier",
@@ -75,7 +76,6 @@ __all__ = [
     "nb_log_c",
     "nb_typical_log_odds",
     "sample_naive_bayes",
-    "simulate",
     "typical_value_contributions",
     "typical_values",
 ]
@@ -145,23 +145,6 @@ class TypicalValues:
         )
 
 
-def _is_categorical(s: pd.Series) -> bool:
-    return isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OSUb" or pd.api.types.is_string_dtype(s.dtype)
-
-
-def _as_frame(X: Any, name: str = "X") -> tuple[pd.DataFrame, bool]:
-    """``X`` as a DataFrame, and whether it was one."""
-    if isinstance(X, pd.DataFrame):
-        return X, True
-    arr = np.asarray(X)
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array (rows, features), got shape {arr.shape}")
-    frame = pd.DataFrame(arr, columns=[f"x{j}" for j in range(arr.shape[1])])
-    if arr.dtype.kind in "biuf":
-        frame = frame.astype(arr.dtype)
-    return frame, False
-
-
 def _default_negative(y: pd.Series) -> Any:
     labels = set(pd.unique(y).tolist())
     if labels <= {0, 1}:
@@ -210,7 +193,7 @@ def typical_values(
         example, the negative label is ambiguous (labels other than 0/1 and no
         ``negative=``), or a parameter is out of range.
     """
-    frame, _ = _as_frame(X)
+    frame, _ = as_frame(X)
     yv = pd.Series(np.asarray(y))
     if len(yv) != len(frame):
         raise ValueError(f"X has {len(frame)} rows and y has {len(yv)}")
@@ -251,7 +234,7 @@ def typical_values(
         counts = present.value_counts(sort=False)
         counts = counts[counts > 0]
         constant[j] = len(counts) == 1
-        if _is_categorical(frame[c]):
+        if is_categorical(frame[c]):
             if isinstance(col.dtype, pd.CategoricalDtype):
                 order = [v for v in col.cat.categories if v in counts.index]
             else:
@@ -291,24 +274,6 @@ def typical_values(
 # ---------------------------------------------------------------------------
 # Evaluating the model on rows with one feature replaced
 # ---------------------------------------------------------------------------
-
-
-def _check_X(X: Any, d_expected: int | None, allow_nan: bool, name: str = "X") -> tuple[pd.DataFrame, bool]:
-    frame, was_frame = _as_frame(X, name)
-    if frame.shape[0] == 0:
-        raise ValueError(f"{name} has no rows")
-    if frame.shape[1] == 0:
-        raise ValueError(f"{name} has no features")
-    if d_expected is not None and frame.shape[1] != d_expected:
-        raise ValueError(f"{name} has {frame.shape[1]} features, expected {d_expected}")
-    if not allow_nan:
-        bad = [str(c) for c in frame.columns if frame[c].isna().any()]
-        if bad:
-            raise ValueError(
-                f"{name} has missing values in columns {bad}; impute them, or pass allow_nan=True "
-                "if the model handles missing values itself"
-            )
-    return frame, was_frame
 
 
 def _mixed_rows(X: pd.DataFrame, inst: np.ndarray, feat: np.ndarray, donor: pd.DataFrame) -> pd.DataFrame:
@@ -437,7 +402,7 @@ def typical_value_contributions(
         for the logit) at ``x`` or at a replaced row: the log is infinite — unless
         ``clip=eps`` is given, which clips the probabilities into ``[eps, 1 − eps]``.
     """
-    frame, was_frame = _check_X(X, len(typical.feature_names), allow_nan)
+    frame, was_frame = check_rows(X, len(typical.feature_names), allow_nan)
     col = _positive_column(model, positive)
     donor = _typical_donor(frame, typical)
     n, d = frame.shape
@@ -477,12 +442,10 @@ def integral_contributions(
     Cost: ``n (1 + d m)`` model rows, in chunks of ``max_rows_per_call``.
     Same errors as :func:`typical_value_contributions`.
     """
-    frame, was_frame = _check_X(X, None, allow_nan)
-    bg, bg_frame = _check_X(background, frame.shape[1], allow_nan, name="background")
-    if was_frame != bg_frame:
-        raise ValueError("X and background must both be DataFrames or both be arrays")
-    if list(bg.columns) != list(frame.columns):
-        raise ValueError(f"background has columns {list(bg.columns)}, X has {list(frame.columns)}")
+    check_same_kind(X, background)
+    frame, was_frame = check_rows(X, None, allow_nan)
+    bg, _ = check_rows(background, frame.shape[1], allow_nan, name="background")
+    check_same_columns(frame, bg)
     col = _positive_column(model, positive)
     n, d = frame.shape
     m = len(bg)
@@ -755,68 +718,6 @@ def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, to
 
 
 # ---------------------------------------------------------------------------
-# Simulated designs of the evaluation
-# ---------------------------------------------------------------------------
-
-
-def simulate(
-    kind: Literal["naive-bayes", "correlated", "interaction"],
-    n: int,
-    d: int,
-    positive_rate: float,
-    rng: np.random.Generator,
-    *,
-    effects: np.typing.ArrayLike | None = None,
-    rho: float = 0.6,
-    interaction: float = 1.5,
-) -> tuple[pd.DataFrame, np.ndarray]:
-    """Simulated binary data with a known mechanism (chapter 4, simulated evaluation).
-
-    * ``"naive-bayes"``: ``y ~ Bernoulli(π)``, ``x_k | y ~ N(μ_k y, 1)`` independently —
-      the naive Bayes assumption holds and the log-odds is linear in ``x``.
-    * ``"correlated"``: as above but ``x | y ~ N(μ y, Σ)`` with equicorrelation ``rho``:
-      the naive Bayes assumption fails (features dependent given the class).
-    * ``"interaction"``: ``x ~ N(0, I)`` and
-      ``P(y = 1 | x) = σ(b + Σ_k μ_k x_k + interaction · x_0 x_1)``, ``b`` set so that the
-      mean of ``P(y = 1 | x)`` over the sample is ``π``.
-
-    ``effects`` are the ``μ_k`` (default: ``linspace(1.5, 0, d)``, the last feature null).
-    Returns ``(X, y)``: a DataFrame with columns ``x0 … x{d-1}`` and ``y`` in {0, 1}.
-    """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator")
-    if not 0 < positive_rate < 1:
-        raise ValueError("positive_rate must lie in (0, 1)")
-    if n < 1 or d < 1:
-        raise ValueError("n and d must be >= 1")
-    mu = np.linspace(1.5, 0.0, d) if effects is None else np.asarray(effects, dtype=float)
-    if mu.shape != (d,):
-        raise ValueError(f"effects must have shape ({d},)")
-    if kind in ("naive-bayes", "correlated"):
-        y = (rng.random(n) < positive_rate).astype(int)
-        z = rng.standard_normal((n, d))
-        if kind == "correlated":
-            if not -1 / max(d - 1, 1) < rho < 1:
-                raise ValueError("rho must make the equicorrelation matrix positive definite")
-            cov = np.full((d, d), rho) + (1 - rho) * np.eye(d)
-            z = z @ np.linalg.cholesky(cov).T
-        X = z + y[:, None] * mu
-    elif kind == "interaction":
-        if d < 2:
-            raise ValueError("the interaction design needs d >= 2")
-        X = rng.standard_normal((n, d))
-        score = X @ mu + interaction * X[:, 0] * X[:, 1]
-        from scipy.optimize import brentq
-        from scipy.special import expit
-
-        b = brentq(lambda t: expit(score + t).mean() - positive_rate, -50, 50)
-        y = (rng.random(n) < expit(score + b)).astype(int)
-    else:
-        raise ValueError(f"kind must be 'naive-bayes', 'correlated' or 'interaction', got {kind!r}")
-    return pd.DataFrame(X, columns=[f"x{j}" for j in range(d)]), y
-
-
-# ---------------------------------------------------------------------------
 # The two output scales as one model output (for exact Shapley values on them)
 # ---------------------------------------------------------------------------
 
@@ -837,7 +738,7 @@ def log_and_logit(model: Any, *, positive: Any = None, clip: float | None = None
         raise ValueError("clip must lie in (0, 0.5)")
 
     def out(Z: Any) -> np.ndarray:
-        frame, was_frame = _as_frame(Z, "Z")
+        frame, was_frame = as_frame(Z, "Z")
         p = _predict(model, frame, was_frame, col, len(frame) or 1)
         return np.column_stack([
             _transform(p, "log", clip, "of the evaluated rows"),

@@ -2,7 +2,7 @@
 
 Ferrettini, Aligon & Soulé-Dupuy (ADBIS 2020), §5: for every data set x classifier,
 the *complete* influence (Eq. (F1)-(F3)) of a sample of explained rows is computed once, then
-for each grouping method of §4 (``lib.coalitional.ALL_METHODS``) and each threshold
+for each grouping method of §4 (``lib.grouping.ALL_METHODS``) and each threshold
 alpha, the groups are found and the *coalitional* influence (Eq. (F4)) is computed; we
 record the time (groups + model fits and predictions on the coalitions the groups need
 + Eq. (F4)) and the error against the complete influence (Eq. (F6) as printed, and its
@@ -46,6 +46,7 @@ from tqdm import tqdm  # noqa: E402
 
 import lib.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
+from lib import grouping as gr  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
 from lib.experiments.coal_grid import ALPHAS, CLASSIFIERS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--datasets", nargs="*", default=lib.data.names("keel"))
     p.add_argument("--classifiers", nargs="*", default=list(CLASSIFIERS), choices=list(CLASSIFIERS))
-    p.add_argument("--methods", nargs="*", default=list(co.ALL_METHODS), choices=list(co.ALL_METHODS))
+    p.add_argument("--methods", nargs="*", default=list(gr.ALL_METHODS), choices=list(gr.ALL_METHODS))
     p.add_argument("--alphas", nargs="*", type=float, default=list(ALPHAS))
     p.add_argument("--explain", type=int, default=100, help="explained rows per data set (seeded sample)")
     p.add_argument("--fidelity-rows", type=int, default=1000, help="rows for the model-based fidelity")

@@ -13,7 +13,7 @@ no longer be enumerated: for every (data set, classifier) of the grid it
    ``mean_rows sqrt(sum_k SE_k^2) / (2 sqrt n)``; up to ``EXACT_UP_TO`` attributes the
    exact complete influence (``lib.shapley.exact_shapley``) is the reference instead, and
    the sampled estimate's own error against it is recorded beside its predicted floor;
-3. for every grouping method of §4 (``lib.coalitional.ALL_METHODS``, PCA both unscaled,
+3. for every grouping method of §4 (``lib.grouping.ALL_METHODS``, PCA both unscaled,
    the authors' default, and scaled) and each alpha, finds the groups, counts the
    coalitions Eq. (F4) needs, and, when they fit the budget fixed beforehand, computes
    the coalitional influence from exactly those coalitions

@@ -31,23 +31,13 @@ from sklearn.svm import SVC
 
 import lib
 from lib import compositions as cp
-from lib.experiments.comp_estimation import estimation_errors
+from lib.experiments.comp_estimation import BUDGETS, estimation_errors, iris_setup
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units
-
-#: Budgets, in samples per explained row (each sample = 2 model rows).
-BUDGETS = [2**k for k in range(4, 15)]
-#: The explained flowers: two of each species (rows of ``load_iris``).
-ROWS = [0, 25, 54, 75, 100, 130]
-N_BACKGROUND = 50
 
 
 def setup() -> tuple[SVC, np.ndarray, np.ndarray, cp.ShapleyCompositions]:
-    """The model, explained rows, background and exact compositions (same code as notebook 06)."""
-    X, y = lib.data.load_iris()
-    Xa = X.to_numpy()
-    model = SVC(kernel="rbf", probability=True, random_state=0).fit(Xa, y)
-    background = Xa[np.random.default_rng(0).choice(len(Xa), N_BACKGROUND, replace=False)]
-    explain = Xa[ROWS]
+    """The model, explained rows, background (as notebook 06: ``iris_setup``) and exact compositions."""
+    model, explain, background = iris_setup()
     exact = cp.exact_shapley_compositions(model.predict_proba, explain, background)
     return model, explain, background, exact
 

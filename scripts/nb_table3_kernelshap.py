@@ -55,23 +55,9 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
-from lib.experiments.nb_table3_kernelshap import table3_protocol  # noqa: E402
+from lib.experiments.nb_table3_kernelshap import PAPER, table3_protocol  # noqa: E402
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
-#: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
-#: correlations as printed (text: their last digit sets the reproduction report's tolerance).
-PAPER = pd.DataFrame(
-    [("Twonorm", "twonorm", 200, "0.9027", "0.7052", 20),
-     ("Crx", "crx", 690, "0.9953", "0.9047", 7),
-     ("Ionosphere", "ionosphere", 351, "0.9974", "0.8888", 9),
-     ("Spam", "spambase", 200, "0.8829", "0.7684", 29),
-     ("Tictactoe", "tic-tac-toe", 958, "1.0000", "1.00", 5),
-     ("German", "german-numeric", 1000, "0.9974", "0.9047", 9),
-     ("Telco", "telco", 1000, "0.9633", "0.7333", 10),
-     ("Adult", "adult", 1000, "0.8373", "0.7692", 13),
-     ("KRFCC", "cervical", 858, "0.9993", "1.00", 3),
-     ("Breast", "breast-wisconsin", 699, "0.9908", "0.8571", 8)],
-    columns=["data set", "dataset", "N_k", "pearson", "kendall", "n_var"])
 #: Telco and Breast keep their identifier column, as the paper's Khiops dictionaries do
 #: (Khiops does not select it); as in the chapter's Table 2 notebook.
 LOAD_KWARGS = {"telco": {"drop_ids": False}, "breast-wisconsin": {"drop_ids": False}}

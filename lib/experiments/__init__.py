@@ -18,6 +18,9 @@ nb_table3_kernelshap
 sdp_figure1
     Amoukou & Brunel's claims about their Figure 1, as tests (chapter 3,
     ``03-swing-shapley-figure-1`` and ``04-estimated-sdp``; no script: computed in the notebooks).
+tv_simulated
+    The simulated designs of chapter 4's evaluation (chapter 4, ``02-simulated-evaluation``; no
+    script: computed in the notebook).
 tv_real_data
     The typical-value contributions against exact Shapley values on real data (chapter 4,
     ``03-real-data`` and ``04-verdict``; ``scripts/tv_real_data.py``).

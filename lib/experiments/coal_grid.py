@@ -22,6 +22,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 import lib.data
 from lib import coalitional as co
+from lib import grouping as gr
 from lib.data import REPO_ROOT
 from lib.parallel import gather_unit_csvs, write_unit_csv
 
@@ -47,7 +48,7 @@ def labels_of(y: pd.Series) -> np.ndarray:
 def run_pair(name: str, clf: str, *, alphas, methods, n_explain: int, fidelity_rows: int, seed: int) -> pd.DataFrame:
     """Every method x alpha on one data set and classifier (the paper's Figures 1-2 cells)."""
     X, y = lib.data.load(name)
-    A = co.numeric_matrix(X)          # category codes for nominal attributes
+    A = gr.numeric_matrix(X)          # category codes for nominal attributes
     Y = labels_of(y)
     n, d = A.shape
     rng = np.random.default_rng([seed, d, n])
@@ -70,9 +71,9 @@ def run_pair(name: str, clf: str, *, alphas, methods, n_explain: int, fidelity_r
         for alpha in alphas:
             t0 = time.process_time()
             if method == "Model":
-                groups = co.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
+                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
             else:
-                groups = co.find_groups(A, method, alpha)
+                groups = gr.find_groups(A, method, alpha)
             t_groups = time.process_time() - t0
             needed = co.coalitions_needed(groups, d)
             partial = np.full_like(game, np.nan)

@@ -30,6 +30,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import lib.data
 from lib import coalitional as co
+from lib import grouping as gr
 from lib import shapley as sh
 from lib.data import REPO_ROOT
 from lib.parallel import gather_unit_csvs, write_unit_csv
@@ -65,7 +66,7 @@ def prepare(name: str) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
         elif X[c].isna().any():
             X[c] = X[c].fillna(X[c].median())
     nominal = np.array([isinstance(X[c].dtype, pd.CategoricalDtype) for c in X])
-    A = co.numeric_matrix(X)
+    A = gr.numeric_matrix(X)
     keep = A.std(axis=0) > 0
     Y = (y.astype(str).to_numpy() == str(POSITIVE[name])).astype(int)
     if Y.min() == Y.max():
@@ -123,18 +124,18 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
     else:
         reference, kind_of_reference, noise_floor, sampled_error = sampled, "sampled", sampled_floor, None
 
-    variants: list[tuple[str, str, bool]] = [(m, m, False) for m in co.ALL_METHODS]
+    variants: list[tuple[str, str, bool]] = [(m, m, False) for m in gr.ALL_METHODS]
     variants.insert(1, ("PCA (scaled)", "PCA", True))
     rows = []
     for label, method, scaled in variants:
         for alpha in ALPHAS:
             t0 = time.process_time()
             if method == "Model":
-                groups = co.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
+                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
             elif scaled:
-                groups = co.pca_groups(A, alpha, scale=True)
+                groups = gr.pca_groups(A, alpha, scale=True)
             else:
-                groups = co.find_groups(A, method, alpha)
+                groups = gr.find_groups(A, method, alpha)
             t_groups = time.process_time() - t0
             largest = max(len(g) for g in groups)
             n_coal = len(co.coalitions_needed(groups, d)) if largest <= sh.MAX_EXACT_FEATURES else None

@@ -17,20 +17,29 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.svm import SVC
 
+import lib.data
 from lib import simplex as sx
 from lib.compositions import (
     Model,
     ShapleyCompositions,
-    _check_arrays,
     adjust_efficiency_compositions,
     sample_shapley_compositions,
     shap_permutation_compositions,
     shap_sampling_compositions,
 )
 from lib.shapley import CountingModel
+from lib.validation import check_finite_inputs
 
-__all__ = ["ESTIMATORS", "estimation_errors"]
+__all__ = ["BUDGETS", "ESTIMATORS", "N_BACKGROUND", "ROWS", "estimation_errors", "iris_setup"]
+
+#: Budgets, in samples per explained row (each sample = 2 model rows).
+BUDGETS = [2**k for k in range(4, 15)]
+#: The explained flowers: two of each species (rows of ``load_iris``).
+ROWS = [0, 25, 54, 75, 100, 130]
+#: Background rows, drawn without replacement from iris with seed 0.
+N_BACKGROUND = 50
 
 #: The estimators compared by :func:`estimation_errors`, in this order.
 ESTIMATORS = (
@@ -41,6 +50,16 @@ ESTIMATORS = (
     "shap Sampling (per ILR coordinate)",
     "shap Permutation (per ILR coordinate)",
 )
+
+
+def iris_setup() -> tuple[SVC, np.ndarray, np.ndarray]:
+    """The study's model, explained rows and background: an RBF SVM on iris (seeded), the
+    flowers :data:`ROWS`, and :data:`N_BACKGROUND` background rows drawn with seed 0."""
+    X, y = lib.data.load_iris()
+    Xa = X.to_numpy()
+    model = SVC(kernel="rbf", probability=True, random_state=0).fit(Xa, y)
+    background = Xa[np.random.default_rng(0).choice(len(Xa), N_BACKGROUND, replace=False)]
+    return model, Xa[ROWS], background
 
 
 def estimation_errors(
@@ -78,7 +97,7 @@ def estimation_errors(
         exact compositions, over rows and features), ``efficiency_gap`` (largest
         ``d_a(base ⊕ φ̂(1) ⊕ … ⊕ φ̂(d), f(x))``).
     """
-    Xa, bg = _check_arrays(X, background)
+    Xa, bg = check_finite_inputs(X, background)
     n, d = Xa.shape
     m = bg.shape[0]
     if exact.compositions.shape[:2] != (n, d):
@@ -112,7 +131,7 @@ def estimation_errors(
         counter = CountingModel(f)
         raw = sample_shapley_compositions(
             counter, Xa, bg, max_samples=int(n_samples), rng=np.random.default_rng([seed, n_samples, k]),
-            allocation=allocation, min_samples=min_samples, batch_size=batch_size,  # type: ignore[arg-type]
+            allocation=allocation, min_samples=min_samples, batch_size=batch_size,
         )
         assert raw.shapley.variances is not None
         adjusted = adjust_efficiency_compositions(

@@ -1,6 +1,6 @@
 """Table 3 of Lemaire et al. (§5.3): KernelSHAP against eq. 10 on one data set, the protocol.
 
-Its home: the protocol of the experiment (:func:`table3_protocol`, one data set; its result
+Its home: the paper's numbers and data sets (:data:`PAPER`, :data:`DATASETS`), the protocol of the experiment (:func:`table3_protocol`, one data set; its result
 :class:`Table3Run`), built from the functions of :mod:`lib.kernel_comparison`.
 ``scripts/nb_table3_kernelshap.py`` runs it on the ten data sets from the command line;
 ``notebooks/01-naive-bayes/03-kernelshap`` imports this module to run it live on one.
@@ -26,7 +26,24 @@ from lib.kernel_comparison import (
 )
 from lib.naive_bayes import NaiveBayesTables, shapley_values
 
-__all__ = ["Table3Run", "table3_protocol"]
+__all__ = ["DATASETS", "PAPER", "Table3Run", "table3_protocol"]
+
+#: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
+#: correlations as printed (text: their last digit sets the reproduction report's tolerance).
+PAPER = pd.DataFrame(
+    [("Twonorm", "twonorm", 200, "0.9027", "0.7052", 20),
+     ("Crx", "crx", 690, "0.9953", "0.9047", 7),
+     ("Ionosphere", "ionosphere", 351, "0.9974", "0.8888", 9),
+     ("Spam", "spambase", 200, "0.8829", "0.7684", 29),
+     ("Tictactoe", "tic-tac-toe", 958, "1.0000", "1.00", 5),
+     ("German", "german-numeric", 1000, "0.9974", "0.9047", 9),
+     ("Telco", "telco", 1000, "0.9633", "0.7333", 10),
+     ("Adult", "adult", 1000, "0.8373", "0.7692", 13),
+     ("KRFCC", "cervical", 858, "0.9993", "1.00", 3),
+     ("Breast", "breast-wisconsin", 699, "0.9908", "0.8571", 8)],
+    columns=["data set", "dataset", "N_k", "pearson", "kendall", "n_var"])
+#: The ten data sets in the paper's order: the paper's name -> our loader's name.
+DATASETS: dict[str, str] = dict(zip(PAPER["data set"], PAPER["dataset"]))
 
 
 @dataclass(frozen=True)

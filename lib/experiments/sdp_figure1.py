@@ -15,7 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from lib import shapley as sh
-from lib.sdp import _check_pi, _check_sdp, _is_number, swing_decomposition, swing_game
+from lib.sdp import check_pi, check_sdp, swing_decomposition, swing_game
+from lib.validation import is_number
 
 __all__ = ["FIGURE1_PAPER", "Figure1Claim", "figure1_claims"]
 
@@ -86,7 +87,7 @@ def figure1_claims(
     Raises ``ValueError`` for a batch of instances, names that are not features, or no noise
     variable.
     """
-    v = _check_sdp(sdp)
+    v = check_sdp(sdp)
     features = list(features)
     if v.ndim != 1 or v.size != 2 ** len(features):
         raise ValueError(f"need the 2**{len(features)} SDPs of one instance, got shape {v.shape}")
@@ -94,8 +95,8 @@ def figure1_claims(
     expected = _names(features, expected, "expected")
     seem_important = _names(features, seem_important, "seem_important")
     null_players = _names(features, null_players, "null_players")
-    pi, low = _check_pi(pi), _check_pi(low)
-    if not (_is_number(small) and small > 0):
+    pi, low = check_pi(pi), check_pi(low)
+    if not (is_number(small) and small > 0):
         raise ValueError(f"small must be a positive fraction, got {small!r}")
     outside = [f for f in features if f not in blanket]
     noise = [f for f in outside if f not in null_players]

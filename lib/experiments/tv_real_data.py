@@ -23,14 +23,13 @@ from lib.shapley import ShapleyResult
 from lib.typical_value import (
     ArrayOrFrame,
     TypicalValues,
-    _check_X,
-    _is_categorical,
     agreement,
     integral_contributions,
     log_and_logit,
     typical_value_contributions,
     typical_values,
 )
+from lib.validation import check_rows, is_categorical
 
 __all__ = [
     "MODEL_KINDS",
@@ -97,7 +96,7 @@ def compare_with_shapley(
         The exact Shapley values, ``values`` of shape ``(n, d, 2)`` (outputs ``log``, ``logit``).
     """
     ks = [int(k) for k in top_k]
-    frame, _ = _check_X(rows, None, False, "rows")
+    frame, _ = check_rows(rows, None, False, "rows")
     d = frame.shape[1]
     if not ks or any(not 1 <= k <= d for k in ks):
         raise ValueError(f"top_k must be a non-empty list of integers in 1..{d}")
@@ -253,7 +252,7 @@ def prepare_real_data(
     X_tr, X_te = X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True)
     fill = {}
     for c in X.columns:
-        if _is_categorical(X_tr[c]):
+        if is_categorical(X_tr[c]):
             fill[c] = X_tr[c].mode(dropna=True).iloc[0]
         else:
             fill[c] = float(X_tr[c].median())
@@ -308,7 +307,7 @@ def real_data_model(kind: str, calibrated: bool, X_train: pd.DataFrame, *, seed:
 
     from lib.naive_bayes import WeightedNaiveBayes
 
-    cat = [c for c in X_train.columns if _is_categorical(X_train[c])]
+    cat = [c for c in X_train.columns if is_categorical(X_train[c])]
     num = [c for c in X_train.columns if c not in cat]
     if kind == "logistic":
         base = make_pipeline(

@@ -14,6 +14,7 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
 from lib import coalitional as co
+from lib import grouping as gr
 
 # ------------------------------------------------------------------ helpers (independent)
 
@@ -338,7 +339,7 @@ def blocks(rng, n=3000, sizes=(3, 3), noise=(0.3, 0.2), scale=(3.0, 1.0), extra=
 def test_vif_is_inverse_correlation_diagonal():
     rng = np.random.default_rng(11)
     X = blocks(rng, extra=2)
-    assert np.allclose(co.variance_inflation_factors(X), np.diag(np.linalg.inv(np.corrcoef(X.T))))
+    assert np.allclose(gr.variance_inflation_factors(X), np.diag(np.linalg.inv(np.corrcoef(X.T))))
 
 
 def test_spearman_matrix_is_pearson_of_ranks():
@@ -347,14 +348,14 @@ def test_spearman_matrix_is_pearson_of_ranks():
     rng = np.random.default_rng(12)
     X = np.exp(blocks(rng, n=500))
     R = np.apply_along_axis(rankdata, 0, X)
-    assert np.allclose(co.spearman_matrix(X), np.abs(np.corrcoef(R.T)))
+    assert np.allclose(gr.spearman_matrix(X), np.abs(np.corrcoef(R.T)))
 
 
 @pytest.mark.parametrize("method", ["Spearman", "VIF", "PCA"])
 def test_correlated_blocks_are_found(method):
     rng = np.random.default_rng(13)
     X = blocks(rng)
-    groups = co.find_groups(X, method, 0.4)
+    groups = gr.find_groups(X, method, 0.4)
     A, B = {0, 1, 2}, {3, 4, 5}
     assert all(set(g) <= A or set(g) <= B for g in groups), groups  # no group straddles
     assert tuple(sorted(A)) in groups and tuple(sorted(B)) in groups, groups
@@ -365,14 +366,14 @@ def test_correlated_blocks_are_found(method):
 def test_vif_pairs_and_independent_singleton():
     rng = np.random.default_rng(14)
     X = blocks(rng, sizes=(2, 2), noise=(0.3, 0.3), extra=1)
-    assert co.vif_groups(X, 0.01) == ((0, 1), (2, 3), (4,))
+    assert gr.vif_groups(X, 0.01) == ((0, 1), (2, 3), (4,))
 
 
 @pytest.mark.parametrize("method", ["RevSpearman", "RevVIF"])
 def test_reverse_methods_group_uncorrelated(method):
     rng = np.random.default_rng(15)
     X = blocks(rng, sizes=(2, 2), noise=(0.3, 0.3), scale=(1.0, 1.0))
-    groups = co.find_groups(X, method, 0.4)
+    groups = gr.find_groups(X, method, 0.4)
     # the group of each attribute: itself and the pair it is not correlated with
     assert set(groups) == {(0, 2, 3), (1, 2, 3), (0, 1, 2), (0, 1, 3)}
 
@@ -380,15 +381,15 @@ def test_reverse_methods_group_uncorrelated(method):
 def test_spearman_uncorrelated_are_singletons():
     rng = np.random.default_rng(16)
     X = rng.normal(size=(3000, 4))
-    assert co.spearman_groups(X, 0.4) == ((0,), (1,), (2,), (3,))
-    assert co.vif_groups(X, 0.4) == ((0,), (1,), (2,), (3,))
+    assert gr.spearman_groups(X, 0.4) == ((0,), (1,), (2,), (3,))
+    assert gr.vif_groups(X, 0.4) == ((0,), (1,), (2,), (3,))
 
 
 def test_pca_single_dominant_attribute():
     # independent attributes with distinct variances: each component is one attribute
     rng = np.random.default_rng(17)
     X = rng.normal(size=(2000, 3)) * np.array([1.0, 5.0, 20.0])
-    assert set(co.pca_groups(X, 0.01)) == {(0,), (1,), (2,)}
+    assert set(gr.pca_groups(X, 0.01)) == {(0,), (1,), (2,)}
 
 
 def test_grouping_bad_input_and_categoricals():
@@ -396,20 +397,20 @@ def test_grouping_bad_input_and_categoricals():
     X = rng.normal(size=(50, 3))
     for bad in (0.0, 1.0, -0.1):
         with pytest.raises(ValueError, match="alpha"):
-            co.spearman_groups(X, bad)
+            gr.spearman_groups(X, bad)
     with pytest.raises(ValueError, match="unknown grouping"):
-        co.find_groups(X, "Kendall", 0.1)
+        gr.find_groups(X, "Kendall", 0.1)
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        co.pca_groups(Xn, 0.1)
+        gr.pca_groups(Xn, 0.1)
     with pytest.raises(ValueError, match="constant"):
-        co.variance_inflation_factors(np.column_stack([X, np.ones(50)]))
+        gr.variance_inflation_factors(np.column_stack([X, np.ones(50)]))
     df = pd.DataFrame({"a": pd.Categorical(rng.choice(["x", "y"], 50)), "b": X[:, 0]})
-    assert co.numeric_matrix(df).shape == (50, 2)
-    assert co.spearman_matrix(df).shape == (2, 2)
-    for name in co.GROUP_METHODS:
-        gs = co.find_groups(df, name, 0.2)
+    assert gr.numeric_matrix(df).shape == (50, 2)
+    assert gr.spearman_matrix(df).shape == (2, 2)
+    for name in gr.GROUP_METHODS:
+        gs = gr.find_groups(df, name, 0.2)
         assert co.check_groups(gs, 2, overlap=True)
 
 
@@ -434,20 +435,20 @@ def _gaussian(n=2000, d=3, seed=0):
 def test_fidelity_one_group_is_one_and_ignored_attribute_is_free():
     X = _gaussian()
     # one group: each row is replaced by a row of the same predicted class
-    assert co.permutation_fidelity(_interaction_model, X, [[0, 1, 2]]) == 1.0
+    assert gr.permutation_fidelity(_interaction_model, X, [[0, 1, 2]]) == 1.0
 
     def only_01(Z):
         Z = np.asarray(Z)
         return (Z[:, 0] * Z[:, 1] > 0).astype(int)
 
     # x2 is ignored: randomising it changes nothing
-    assert co.permutation_fidelity(only_01, X, [[0, 1], [2]]) == 1.0
+    assert gr.permutation_fidelity(only_01, X, [[0, 1], [2]]) == 1.0
 
 
 def test_fidelity_all_singletons_is_chance_agreement():
     # a balanced binary model, every attribute randomised: agreement p^2 + (1-p)^2 ~ 0.5
     X = _gaussian(n=4000)
-    fid = co.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
+    fid = gr.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
     p = _interaction_model(X).mean()
     assert abs(fid - (p**2 + (1 - p) ** 2)) < 0.03
 
@@ -461,25 +462,25 @@ def test_fidelity_dataframe_matches_array():
         b = Z["b"].to_numpy() if isinstance(Z, pd.DataFrame) else np.asarray(Z)[:, 1]
         return ((codes == 1) ^ (b > 0)).astype(int)
 
-    arr = co.numeric_matrix(df)
+    arr = gr.numeric_matrix(df)
     for groups in ([[0], [1]], [[0, 1]]):
-        assert co.permutation_fidelity(f, df, groups) == co.permutation_fidelity(f, arr, groups)
+        assert gr.permutation_fidelity(f, df, groups) == gr.permutation_fidelity(f, arr, groups)
 
 
 def test_model_groups_finds_interaction_structure():
     X = _gaussian()
     for alpha in (0.05, 0.2):
-        assert co.model_groups(_interaction_model, X, alpha) == ((0, 1), (2,))
-    assert co.find_groups(X, "Model", 0.2, predict=_interaction_model) == ((0, 1), (2,))
+        assert gr.model_groups(_interaction_model, X, alpha) == ((0, 1), (2,))
+    assert gr.find_groups(X, "Model", 0.2, predict=_interaction_model) == ((0, 1), (2,))
 
 
 def test_model_groups_threshold_extremes():
     X = _gaussian()
-    base = co.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
+    base = gr.permutation_fidelity(_interaction_model, X, [[0], [1], [2]])
     # Delta = base + alpha > 1 cannot be reached: every attribute a singleton
-    assert co.model_groups(_interaction_model, X, 1 - base + 0.05) == ((0,), (1,), (2,))
+    assert gr.model_groups(_interaction_model, X, 1 - base + 0.05) == ((0,), (1,), (2,))
     # Delta just below 1: no removal keeps every prediction, one group of all
-    assert co.model_groups(_interaction_model, X, 1 - base - 1e-3) == ((0, 1, 2),)
+    assert gr.model_groups(_interaction_model, X, 1 - base - 1e-3) == ((0, 1, 2),)
 
 
 def test_model_groups_partition_trace_and_cost():
@@ -487,7 +488,7 @@ def test_model_groups_partition_trace_and_cost():
     X = rng.normal(size=(600, 5))
     calls = sh.CountingModel(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
     trace: list = []
-    gs = co.model_groups(calls, X, 0.1, trace=trace)
+    gs = gr.model_groups(calls, X, 0.1, trace=trace)
     co.check_groups(gs, 5)  # a partition: disjoint and covering, else ValueError
     assert sorted(i for g in gs for i in g) == list(range(5))
     # one call for the labels + one per distinct grouping evaluated (memoised)
@@ -501,21 +502,21 @@ def test_model_groups_bad_input():
     X = _gaussian(n=50)
     for bad in (0.0, 1.0):
         with pytest.raises(ValueError, match="alpha"):
-            co.model_groups(_interaction_model, X, bad)
+            gr.model_groups(_interaction_model, X, bad)
     with pytest.raises(ValueError, match="predict"):
-        co.find_groups(X, "Model", 0.1)
+        gr.find_groups(X, "Model", 0.1)
     with pytest.raises(ValueError, match="only apply"):
-        co.find_groups(X, "PCA", 0.1, seed=3)
+        gr.find_groups(X, "PCA", 0.1, seed=3)
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
-        co.model_groups(_interaction_model, Xn, 0.1)
+        gr.model_groups(_interaction_model, Xn, 0.1)
     with pytest.raises(ValueError, match="overlap"):
-        co.permutation_fidelity(_interaction_model, X, [[0, 1], [1, 2]])
+        gr.permutation_fidelity(_interaction_model, X, [[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="max_rows"):
-        co.model_groups(_interaction_model, X, 0.1, max_rows=1)
-    assert co.model_groups(_interaction_model, X, 0.1, max_rows=30)  # a sample of rows works
-    assert co.ALL_METHODS[-1] == "Model" and set(co.ALL_METHODS[:-1]) == set(co.GROUP_METHODS)
+        gr.model_groups(_interaction_model, X, 0.1, max_rows=1)
+    assert gr.model_groups(_interaction_model, X, 0.1, max_rows=30)  # a sample of rows works
+    assert gr.ALL_METHODS[-1] == "Model" and set(gr.ALL_METHODS[:-1]) == set(gr.GROUP_METHODS)
 
 
 # --- tied eigenvalues: PCA groups that do not depend on the CPU ---------------------------
@@ -530,10 +531,10 @@ def _tied_data() -> np.ndarray:
 def test_tied_components_finds_clusters():
     s = np.array([5.0, 3.0, 3.0 * (1 + 1e-12), 2.0, 1.0, 1.0])
     s = np.sort(s)[::-1]
-    assert co.tied_components(s) == [(1, 2), (4, 5)]
-    assert co.tied_components(np.array([3.0, 2.0, 1.0])) == []
+    assert gr.tied_components(s) == [(1, 2), (4, 5)]
+    assert gr.tied_components(np.array([3.0, 2.0, 1.0])) == []
     with pytest.raises(ValueError, match="decreasingly"):
-        co.tied_components(np.array([1.0, 2.0]))
+        gr.tied_components(np.array([1.0, 2.0]))
 
 
 @given(st.floats(0.0, 2 * math.pi), st.floats(0.0, 2 * math.pi), st.booleans())
@@ -544,7 +545,7 @@ def test_canonical_components_ignore_the_basis_of_a_tied_eigenspace(a, b, flip):
     A = _tied_data()
     A = A - A.mean(axis=0)
     _, s, vt = np.linalg.svd(A, full_matrices=False)
-    cluster = co.tied_components(s)
+    cluster = gr.tied_components(s)
     assert [len(c) for c in cluster] == [3]
     idx = list(cluster[0])
     ca, sa, cb, sb = math.cos(a), math.sin(a), math.cos(b), math.sin(b)
@@ -553,28 +554,28 @@ def test_canonical_components_ignore_the_basis_of_a_tied_eigenspace(a, b, flip):
         R = -R
     rotated = vt.copy()
     rotated[idx] = R @ vt[idx]
-    np.testing.assert_allclose(co.canonical_components(s, rotated), co.canonical_components(s, vt), atol=1e-9)
+    np.testing.assert_allclose(gr.canonical_components(s, rotated), gr.canonical_components(s, vt), atol=1e-9)
 
 
 def test_canonical_components_keep_an_orthonormal_basis_and_untied_rows():
     A = _tied_data()
     A = A - A.mean(axis=0)
     _, s, vt = np.linalg.svd(A, full_matrices=False)
-    c = co.canonical_components(s, vt)
+    c = gr.canonical_components(s, vt)
     np.testing.assert_allclose(c @ c.T, np.eye(len(s)), atol=1e-12)
-    untied = [i for i in range(len(s)) if all(i not in t for t in co.tied_components(s))]
+    untied = [i for i in range(len(s)) if all(i not in t for t in gr.tied_components(s))]
     np.testing.assert_array_equal(c[untied], vt[untied])
     with pytest.raises(ValueError, match="one row per singular value"):
-        co.canonical_components(s[:-1], vt)
+        gr.canonical_components(s[:-1], vt)
 
 
 def test_pca_groups_on_tied_data_are_canonical_and_flagged():
     A = _tied_data()
-    assert not co.pca_is_determined(A)
+    assert not gr.pca_is_determined(A)
     # the three tied, independent attributes: the canonical basis is the coordinate axes
-    assert co.pca_groups(A, 0.1) == ((3,), (0,), (1,), (2,))
+    assert gr.pca_groups(A, 0.1) == ((3,), (0,), (1,), (2,))
     rng = np.random.default_rng(0)
-    assert co.pca_is_determined(rng.normal(size=(50, 4)) * [1.0, 2.0, 3.0, 4.0])
+    assert gr.pca_is_determined(rng.normal(size=(50, 4)) * [1.0, 2.0, 3.0, 4.0])
 
 
 # --- coalitional influence without the 2^d game ------------------------------------------

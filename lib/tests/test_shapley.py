@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from lib import _shapley_games
 from lib import shapley as sh
 
 # ---------------------------------------------------------------------------
@@ -617,8 +618,8 @@ def test_dedup_chunks_of_explained_rows(monkeypatch):
     # keys compared per chunk of explained rows: values unchanged, repeats only across chunks
     X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=3)
     whole = sh.interventional_game(_nonlinear, X, bg)
-    monkeypatch.setattr(sh, "_DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
-    monkeypatch.setattr(sh, "_GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
+    monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
+    monkeypatch.setattr(_shapley_games, "GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
     model = _RecordingModel(_nonlinear)
     chunked = sh.interventional_game(model, X, bg, max_rows_per_call=7)
     np.testing.assert_array_equal(chunked, whole)
@@ -729,3 +730,57 @@ def test_dataframe_with_missing_values_takes_the_plain_path():
     game = sh.interventional_game(counted, X, bg, allow_nan=True)
     assert counted.rows == 2 * 4 * 4  # no deduplication when a value is missing
     np.testing.assert_array_equal(game, sh.coalition_values(counted.f, X, bg, np.arange(4), allow_nan=True))
+
+
+# ---------------------------------------------------------------------------
+# The pieces of sample_shapley: options, running moments, the greedy rule
+# ---------------------------------------------------------------------------
+
+
+def test_sampling_options_first_phase_and_errors():
+    assert sh.SamplingOptions(10, "uniform").first_counts(4).tolist() == [3, 3, 2, 2]
+    assert sh.SamplingOptions(10, "uniform").greedy_samples(4) == 0
+    assert sh.SamplingOptions(20, min_samples=3).first_counts(4).tolist() == [3, 3, 3, 3]
+    assert sh.SamplingOptions(20, min_samples=3).greedy_samples(4) == 8
+    for options, message in [
+        (sh.SamplingOptions(3, "uniform"), "less than one sample per feature"),
+        (sh.SamplingOptions(7, min_samples=2), "less than min_samples"),
+        (sh.SamplingOptions(20, min_samples=1), "min_samples must be >= 2"),
+        (sh.SamplingOptions(20, batch_size=0), "batch_size"),
+        (sh.SamplingOptions(20, prior_samples=-1.0), "prior_samples"),
+        (sh.SamplingOptions(20, "greedy"), "allocation must be"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(ValueError, match=message):
+            options.first_counts(4)
+
+
+def test_running_moments_equal_the_moments_of_all_draws():
+    rng = np.random.default_rng(5)
+    cells = np.array([0, 0, 1, 1, 2, 2])
+    first = rng.normal(size=(6, 2))
+    moments = sh._RunningMoments.of_draws(cells, first, 3)
+    later = [(np.array([0, 2]), rng.normal(size=(2, 2))), (np.array([1, 2]), rng.normal(size=(2, 2)))]
+    for cell, draws in later:
+        moments.add(cell, draws)
+    everything = {c: [first[r] for r in np.flatnonzero(cells == c)] for c in range(3)}
+    for cell, draws in later:
+        for c, x in zip(cell, draws):
+            everything[int(c)].append(x)
+    for c in range(3):
+        x = np.array(everything[c])
+        assert moments.counts[c] == len(x)
+        np.testing.assert_allclose(moments.mean[c], x.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(moments.sample_variances()[c], x.var(axis=0, ddof=1), rtol=1e-12)
+
+
+def test_greedy_picks_go_where_the_error_drops_most():
+    # one row, three features with 2 draws each: sample variances 8, 2, 0 (draws ±2, ±1, 0)
+    cells = np.repeat(np.arange(3), 2)
+    draws = np.array([[2.0], [-2.0], [1.0], [-1.0], [0.0], [0.0]])
+    moments = sh._RunningMoments.of_draws(cells, draws, 3)
+    picks = sh._greedy_picks(moments, 1, 3, 4, 0.0)[0].tolist()
+    # gains σ²/(m(m+1)): 8/6, 8/12, 8/20 for feature 0 ahead of 2/6 for feature 1, then 8/30 behind it;
+    # feature 2 (gain 0) never
+    assert picks == [0, 0, 0, 1]
+    # the variance-0 feature is starved as published, and sampled again with the book's prior
+    assert 2 in sh._greedy_picks(moments, 1, 3, 12, 4.0)[0].tolist()

@@ -19,6 +19,7 @@ from sklearn.linear_model import LogisticRegression
 from lib import naive_bayes as nb
 from lib import typical_value as tv
 from lib.experiments import tv_real_data as rd
+from lib.experiments.tv_simulated import simulate
 
 # ---------------------------------------------------------------------------
 # fixtures
@@ -190,7 +191,7 @@ def test_naive_bayes_logit_contributions_are_woe_differences(nb_fitted):
 
 
 def test_array_and_frame_inputs_agree():
-    X, y = tv.simulate("naive-bayes", 500, 3, 0.2, np.random.default_rng(1))
+    X, y = simulate("naive-bayes", 500, 3, 0.2, np.random.default_rng(1))
     t = tv.typical_values(X, y)
     m_frame = LogisticRegression().fit(X, y)
     m_arr = LogisticRegression().fit(X.to_numpy(), y)
@@ -238,7 +239,7 @@ def test_contributions_bad_input(nb_fitted):
         tv.typical_value_contributions(model, X, t, scale="prob")
     with pytest.raises(ValueError, match="no rows"):
         tv.typical_value_contributions(model, X.iloc[:0], t)
-    Xn, yn = tv.simulate("naive-bayes", 300, 3, 0.3, np.random.default_rng(0))
+    Xn, yn = simulate("naive-bayes", 300, 3, 0.3, np.random.default_rng(0))
     yn3 = np.where(np.arange(300) % 7 == 0, 2, yn)
     m3 = LogisticRegression().fit(Xn, yn3)
     with pytest.raises(ValueError, match="binary"):
@@ -285,7 +286,7 @@ def test_integral_equals_brute_force_average(nb_fitted):
 
 
 def test_integral_with_one_background_row_is_the_typical_value_method():
-    X, y = tv.simulate("interaction", 800, 4, 0.1, np.random.default_rng(2))
+    X, y = simulate("interaction", 800, 4, 0.1, np.random.default_rng(2))
     model = LogisticRegression().fit(X, y)
     t = tv.typical_values(X, y)
     one = pd.DataFrame([t.values.astype(float)], columns=X.columns)
@@ -382,20 +383,20 @@ def test_sample_naive_bayes_frequencies():
 
 @pytest.mark.parametrize("kind", ["naive-bayes", "correlated", "interaction"])
 def test_simulate_positive_rate(kind):
-    X, y = tv.simulate(kind, 20_000, 4, 0.05, np.random.default_rng(0))
+    X, y = simulate(kind, 20_000, 4, 0.05, np.random.default_rng(0))
     assert X.shape == (20_000, 4) and abs(y.mean() - 0.05) < 0.01
 
 
 def test_simulate_correlation_and_errors():
-    X, y = tv.simulate("correlated", 20_000, 3, 0.5, np.random.default_rng(0), rho=0.6)
+    X, y = simulate("correlated", 20_000, 3, 0.5, np.random.default_rng(0), rho=0.6)
     r = np.corrcoef(X[y == 0].to_numpy().T)
     assert abs(r[0, 1] - 0.6) < 0.03
     with pytest.raises(ValueError, match="kind"):
-        tv.simulate("other", 10, 2, 0.1, np.random.default_rng(0))
+        simulate("other", 10, 2, 0.1, np.random.default_rng(0))
     with pytest.raises(ValueError, match="positive_rate"):
-        tv.simulate("naive-bayes", 10, 2, 1.0, np.random.default_rng(0))
+        simulate("naive-bayes", 10, 2, 1.0, np.random.default_rng(0))
     with pytest.raises(TypeError):
-        tv.simulate("naive-bayes", 10, 2, 0.1, 0)
+        simulate("naive-bayes", 10, 2, 0.1, 0)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,563 @@
+"""The attribute groups of the coalitional paper's §4: six ways to find them.
+
+Ferrettini, Aligon & Soulé-Dupuy, *Improving on coalitional prediction explanation*
+(ADBIS 2020), called "the coalitional paper" below; book chapter 5.  The influence the groups
+feed (Eq. (F1)-(F4), (F6)-(F7)) is :mod:`lib.coalitional`; this module only finds groups:
+
+* data-driven (:data:`GROUP_METHODS`): PCA (Algorithm 2, :func:`pca_groups`, with a
+  canonical basis where eigenvalues tie, :func:`canonical_components`), VIF and reverse VIF
+  (Algorithm 3, :func:`vif_groups`, Eq. (F5)), Spearman and reverse Spearman (Algorithm 4,
+  :func:`spearman_groups`);
+* model-based (Algorithm 1, :func:`model_groups`), from the fidelity of a grouping
+  (:func:`permutation_fidelity`).
+
+:func:`find_groups` runs any of the six (:data:`ALL_METHODS`) by the name of the paper's
+figures.  Every method returns a cover of the attributes as sorted tuples of indices
+(:data:`lib.coalitional.Groups`); the printed algorithms leave details open, and each
+docstring's "Reconstruction" says what was chosen and why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from lib.coalitional import Groups, check_groups
+
+__all__ = [
+    "ALL_METHODS",
+    "GROUP_METHODS",
+    "TIE_RTOL",
+    "canonical_components",
+    "find_groups",
+    "model_groups",
+    "numeric_matrix",
+    "pca_groups",
+    "pca_is_determined",
+    "permutation_fidelity",
+    "spearman_groups",
+    "spearman_matrix",
+    "tied_components",
+    "variance_inflation_factors",
+    "vif_groups",
+]
+
+
+# ---------------------------------------------------------------------------
+# Group-finding methods (§4)
+# ---------------------------------------------------------------------------
+
+
+def numeric_matrix(X: Any) -> np.ndarray:
+    """Attributes as a float matrix for the grouping statistics.
+
+    Categorical DataFrame columns are replaced by their category codes (the order of
+    the categories, which for KEEL is the sorted labels): PCA, VIF and Spearman need
+    numbers, and the paper does not say how it encodes nominal attributes.
+    """
+    if isinstance(X, pd.DataFrame):
+        cols = []
+        for c in X.columns:
+            s = X[c]
+            cols.append(s.cat.codes.to_numpy() if isinstance(s.dtype, pd.CategoricalDtype) else s.to_numpy())
+        A = np.column_stack(cols).astype(float) if cols else np.empty((len(X), 0))
+    else:
+        A = np.asarray(X, dtype=float)
+    if A.ndim != 2 or A.shape[0] < 3 or A.shape[1] < 1:
+        raise ValueError(f"need a 2-D table with at least 3 rows and 1 attribute, got shape {A.shape}")
+    if not np.all(np.isfinite(A)):
+        raise ValueError("the attributes contain NaN or infinite values")
+    return A
+
+
+def _check_alpha(alpha: float) -> float:
+    a = float(alpha)
+    if not 0.0 < a < 1.0:
+        raise ValueError(f"the threshold alpha must lie in (0, 1) (the paper uses (0, 0.5)), got {alpha}")
+    return a
+
+
+def _finish(groups: list[tuple[int, ...]], d: int) -> Groups:
+    """Sort, drop duplicate groups (first occurrence kept) and add a singleton for
+    every attribute in no group, as the authors' ``check_all_attributs_groups``."""
+    out: list[tuple[int, ...]] = []
+    for g in groups:
+        t = tuple(sorted(set(g)))
+        if t and t not in out:
+            out.append(t)
+    covered = {i for g in out for i in g}
+    out.extend((i,) for i in range(d) if i not in covered)
+    return tuple(out)
+
+
+def _pca_matrix(X: Any, scale: bool) -> np.ndarray:
+    """The attributes as PCA sees them: centred, and divided by their standard deviations if ``scale``."""
+    A = numeric_matrix(X)
+    A = A - A.mean(axis=0)
+    if scale:
+        sd = A.std(axis=0)
+        if np.any(sd == 0):
+            raise ValueError("cannot scale a constant attribute")
+        A = A / sd
+    return A
+
+
+def pca_groups(X: Any, alpha: float, *, scale: bool = False) -> Groups:
+    """PCA-based coalition: coalitional paper, Algorithm 2 (§4.2).
+
+    For each principal component, the group of the attributes whose loading is close
+    to the largest: ``|α_i| ≥ max_k |α_k| · (1 - t)``.
+
+    Reconstruction (the algorithm compares signed loadings, which makes no sense for a
+    component whose sign is arbitrary): absolute loadings, as the authors' code
+    (``pca_grouping``); all ``d`` components of the centred data, unscaled unless
+    ``scale=True`` (their default); duplicate groups kept once; attributes in no group
+    added as singletons.  Where eigenvalues are tied (keel-monk-2, say) the components
+    are not unique; the canonical basis of :func:`canonical_components` is used, so the
+    groups do not depend on the CPU, and :func:`pca_is_determined` says whether another
+    equally valid basis could change them.
+    """
+    t = _check_alpha(alpha)
+    A = _pca_matrix(X, scale)
+    _, sv, vt = np.linalg.svd(A, full_matrices=False)
+    groups = []
+    for comp in np.abs(canonical_components(sv, vt)):
+        top = comp.max()
+        groups.append(tuple(np.flatnonzero((comp >= top * (1 - t)) | (comp == top)).tolist()))
+    return _finish(groups, A.shape[1])
+
+
+#: Singular values closer than this, relative to the largest, count as tied.
+TIE_RTOL = 1e-8
+
+
+def tied_components(singular_values: np.ndarray, *, rtol: float = TIE_RTOL) -> list[tuple[int, ...]]:
+    """Clusters of (numerically) equal singular values, as index tuples of length ≥ 2.
+
+    Within such a cluster the principal directions are not determined by the data: any
+    rotation of them is an equally valid SVD, and which one a LAPACK call returns depends
+    on the CPU's floating-point kernels.  ``singular_values`` must be sorted decreasingly,
+    as ``np.linalg.svd`` returns them.
+    """
+    s = np.asarray(singular_values, dtype=float)
+    if s.ndim != 1:
+        raise ValueError(f"singular values must be a 1-D array, got shape {s.shape}")
+    if s.size and np.any(np.diff(s) > 0):
+        raise ValueError("singular values must be sorted decreasingly")
+    tol = rtol * (s[0] if s.size else 0.0)
+    clusters: list[tuple[int, ...]] = []
+    start = 0
+    for i in range(1, s.size + 1):
+        if i == s.size or s[i - 1] - s[i] > tol:
+            if i - start > 1:
+                clusters.append(tuple(range(start, i)))
+            start = i
+    return clusters
+
+
+def canonical_components(singular_values: np.ndarray, vt: np.ndarray, *, rtol: float = TIE_RTOL) -> np.ndarray:
+    """Principal directions with a canonical basis inside every tied eigenspace.
+
+    Rows of ``vt`` whose singular values are tied (:func:`tied_components`) span an
+    eigenspace that the data determine, but not the basis of it.  The basis used instead
+    is a function of the eigenspace alone: Gram–Schmidt on the projections ``P e_1,
+    P e_2, …`` of the coordinate axes (``P = V Vᵀ``, the orthogonal projector on the
+    eigenspace, which is the same for every rotation of ``V``), skipping an axis whose
+    projection adds less than ``1e-6`` of a unit vector, each vector signed so that its
+    largest-magnitude coordinate is positive.  Untied rows are returned as they are.
+    """
+    vt = np.array(vt, dtype=float, copy=True)
+    s = np.asarray(singular_values, dtype=float)
+    if vt.ndim != 2 or vt.shape[0] != s.size:
+        raise ValueError(f"vt must have one row per singular value, got {vt.shape} for {s.size} values")
+    for cluster in tied_components(s, rtol=rtol):
+        V = vt[list(cluster)].T                          # (d, k), orthonormal columns
+        P = V @ V.T
+        basis: list[np.ndarray] = []
+        for j in range(P.shape[0]):
+            u = P[:, j].copy()
+            for b in basis:
+                u -= (b @ u) * b
+            norm = float(np.linalg.norm(u))
+            if norm > 1e-6:
+                u /= norm
+                basis.append(u)
+            if len(basis) == len(cluster):
+                break
+        if len(basis) != len(cluster):                    # cannot happen for an orthonormal V
+            raise ValueError("could not build a basis of a tied eigenspace")
+        for row, u in zip(cluster, basis):
+            k = int(np.argmax(np.round(np.abs(u), 12)))
+            vt[row] = u if u[k] > 0 else -u
+    return vt
+
+
+def pca_is_determined(X: Any, *, scale: bool = False) -> bool:
+    """Whether the principal directions of ``X`` are unique (no tied eigenvalues).
+
+    When they are not, :func:`pca_groups` still returns one well-defined grouping (from
+    :func:`canonical_components`), but another basis of the tied eigenspace, just as valid,
+    could give other groups: a grouping the data do not determine.
+    """
+    return not tied_components(np.linalg.svd(_pca_matrix(X, scale), compute_uv=False))
+
+
+def variance_inflation_factors(X: Any) -> np.ndarray:
+    """``VIF(a) = 1 / (1 - R²)``, ``R²`` of the least-squares regression (with
+    intercept) of ``a`` on the other attributes: coalitional paper, Eq. (F5).
+
+    A perfectly explained attribute gets ``inf``; with a single attribute, VIF = 1.
+    """
+    A = numeric_matrix(X)
+    n, d = A.shape
+    A = A - A.mean(axis=0)
+    out = np.ones(d)
+    for j in range(d):
+        y = A[:, j]
+        tss = float(y @ y)
+        if tss == 0:
+            raise ValueError(f"attribute {j} is constant: its VIF is undefined")
+        others = np.delete(A, j, axis=1)
+        if others.shape[1] == 0:
+            continue
+        beta, *_ = np.linalg.lstsq(others, y, rcond=None)
+        r = y - others @ beta
+        one_minus_r2 = float(r @ r) / tss
+        out[j] = np.inf if one_minus_r2 <= 1e-14 else 1.0 / one_minus_r2
+    return out
+
+
+def vif_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
+    """VIF (``reverse=False``) and reverse VIF coalition: coalitional paper, Algorithm 3.
+
+    For each attribute ``a``: ``g = {a}``; recompute the VIFs without ``a``; add
+    ``a'`` when ``VIF_{-a}(a') < VIF(a') · (0.4 + t)`` (VIF: ``a'`` was collinear with
+    ``a``) or, reverse VIF, when ``VIF_{-a}(a') > VIF(a') · (1 - 0.05 t)`` (``a'``
+    barely depended on ``a``).
+
+    Reconstruction: the loop runs over ``a' ≠ a`` (``a`` is no longer in the data);
+    duplicate groups kept once; uncovered attributes added as singletons.  The authors'
+    code (``vif_grouping``) maps the index ``j`` of the reduced data back with
+    ``j + 1 if j >= 1 else j``, which is right only for ``a`` = the first attribute;
+    here ``a'`` is the attribute itself.  VIFs include an intercept (their
+    ``assign(const=1)``).  Since dropping a regressor never raises ``R²``,
+    ``VIF_{-a}(a') ≤ VIF(a')`` always.
+    """
+    t = _check_alpha(alpha)
+    A = numeric_matrix(X)
+    d = A.shape[1]
+    old = variance_inflation_factors(A)
+    groups = []
+    for a in range(d):
+        g = [a]
+        if d > 1:
+            rest = [j for j in range(d) if j != a]
+            new = variance_inflation_factors(A[:, rest])
+            with np.errstate(invalid="ignore"):
+                keep = new > old[rest] * (1 - 0.05 * t) if reverse else new < old[rest] * (0.4 + t)
+            g += [rest[k] for k in np.flatnonzero(keep)]
+        groups.append(tuple(g))
+    return _finish(groups, d)
+
+
+def spearman_matrix(X: Any) -> np.ndarray:
+    """Absolute Spearman correlations of the attributes (``scipy.stats.spearmanr``).
+
+    A constant attribute has no correlation (NaN from scipy); it is set to 0 off the
+    diagonal, 1 on it.
+    """
+    A = numeric_matrix(X)
+    d = A.shape[1]
+    if d == 1:
+        return np.ones((1, 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = stats.spearmanr(A).statistic
+    rho = np.asarray(rho, dtype=float)
+    if rho.ndim == 0:  # scipy returns a scalar for two attributes
+        rho = np.array([[1.0, rho], [rho, 1.0]])
+    rho = np.abs(rho)
+    rho = np.where(np.isfinite(rho), rho, 0.0)
+    np.fill_diagonal(rho, 1.0)
+    return rho
+
+
+def spearman_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
+    """Spearman and reverse Spearman coalition: coalitional paper, Algorithm 4 (§4.4).
+
+    ``C`` = absolute Spearman correlations; for each attribute ``a`` with
+    ``M = max_{a'≠a} C(a,a')`` and ``m = min_{a'≠a} C(a,a')``, the group of ``a`` is
+    ``{a}`` plus every ``a' ≠ a`` with ``C(a,a') > M (1 - t)`` if ``M > 0.1``
+    (Spearman), or with ``C(a,a') < m + M t`` if ``m < 0.5`` (reverse Spearman).
+
+    Reconstruction: max and min over the row *without* the diagonal (with it,
+    ``max = 1`` and the printed test ``max > 0.1`` could never fail), ``a`` always in
+    its own group, as the authors' code (``spearman_grouping``); duplicates kept once.
+    """
+    t = _check_alpha(alpha)
+    C = spearman_matrix(X)
+    d = C.shape[0]
+    groups = []
+    for a in range(d):
+        g = [a]
+        if d > 1:
+            rest = np.array([j for j in range(d) if j != a])
+            row = C[a, rest]
+            top, low = row.max(), row.min()
+            if reverse:
+                keep = (row < low + top * t) if low < 0.5 else np.zeros(len(rest), bool)
+            else:
+                keep = (row > top * (1 - t)) if top > 0.1 else np.zeros(len(rest), bool)
+            g += rest[keep].tolist()
+        groups.append(tuple(g))
+    return _finish(groups, d)
+
+
+#: The grouping methods by the names of the paper's figures: ``name -> f(X, alpha)``.
+GROUP_METHODS: dict[str, Callable[[Any, float], Groups]] = {
+    "PCA": pca_groups,
+    "VIF": lambda X, alpha: vif_groups(X, alpha),
+    "RevVIF": lambda X, alpha: vif_groups(X, alpha, reverse=True),
+    "Spearman": lambda X, alpha: spearman_groups(X, alpha),
+    "RevSpearman": lambda X, alpha: spearman_groups(X, alpha, reverse=True),
+}
+
+
+#: All six methods of §4, in the order of the paper's figures' legends: the five
+#: data-driven ones of :data:`GROUP_METHODS` and the model-based one (Algorithm 1).
+ALL_METHODS: tuple[str, ...] = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman", "Model")
+
+
+def find_groups(
+    X: Any,
+    method: str,
+    alpha: float,
+    *,
+    predict: Callable[[Any], Any] | None = None,
+    **model_options: Any,
+) -> Groups:
+    """Groups of the §4 method named ``method`` (one of :data:`ALL_METHODS`).
+
+    The data-driven methods (:data:`GROUP_METHODS`) need only ``X``; ``"Model"``
+    (Algorithm 1, :func:`model_groups`) also needs the model's ``predict`` and takes
+    the keyword options of :func:`model_groups` (``seed``, ``max_rows``).
+    """
+    if method == "Model":
+        if predict is None:
+            raise ValueError("the model-based method needs the model: pass predict=model.predict")
+        return model_groups(predict, X, alpha, **model_options)
+    if method not in GROUP_METHODS:
+        raise ValueError(f"unknown grouping method {method!r}; known: {sorted(ALL_METHODS)}")
+    if model_options:
+        raise ValueError(f"options {sorted(model_options)} only apply to the model-based method")
+    return GROUP_METHODS[method](X, alpha)
+
+
+# ---------------------------------------------------------------------------
+# Model-based coalition (§4.1, Algorithm 1)
+# ---------------------------------------------------------------------------
+
+
+def _take_rows(X: Any, columns_rows: list[np.ndarray]) -> Any:
+    """Column ``j`` of the result is column ``j`` of ``X`` at rows ``columns_rows[j]``."""
+    if isinstance(X, pd.DataFrame):
+        return pd.DataFrame(
+            {c: X[c].iloc[columns_rows[j]].reset_index(drop=True) for j, c in enumerate(X.columns)},
+            columns=X.columns,
+        )
+    A = np.asarray(X)
+    return np.column_stack([A[columns_rows[j], j] for j in range(A.shape[1])])
+
+
+def _group_permutation(group: tuple[int, ...], labels: np.ndarray, seed: int) -> np.ndarray:
+    """The row permutation applied to a group (common random numbers).
+
+    Drawn from a generator seeded by ``(seed, bitmask of the group)``, so the same
+    group always receives the same permutation, whatever grouping it is part of: the
+    fidelity is a deterministic function of the grouping, and two groupings are
+    compared on the same random draws.  A group of two or more attributes is permuted
+    *within* each predicted class; a singleton over all rows.
+    """
+    n = len(labels)
+    mask = sum(1 << int(i) for i in group)
+    rng = np.random.default_rng([int(seed), mask, len(group) > 1])
+    if len(group) == 1:
+        return rng.permutation(n)
+    perm = np.empty(n, dtype=np.int64)
+    for c in np.unique(labels):
+        rows = np.flatnonzero(labels == c)
+        perm[rows] = rows[rng.permutation(len(rows))]
+    return perm
+
+
+def permutation_fidelity(
+    predict: Callable[[Any], Any],
+    X: Any,
+    groups: Sequence[Sequence[int]],
+    *,
+    labels: np.typing.ArrayLike | None = None,
+    seed: int = 0,
+) -> float:
+    """Fidelity of a grouping: coalitional paper §4.1 (after Henelius et al., 2014).
+
+    Each group of two or more attributes has its values swapped *together* with those
+    of another row that the model assigns to the same class; each singleton is swapped
+    with a row drawn completely at random.  The fidelity is the share of rows whose
+    predicted class is unchanged: ``fid = mean_r [h(x̃_r) = h(x_r)]``.
+
+    Value function: the model's **predicted class** (``predict``, hard labels) — not
+    the class probability of the influence games.  A grouping that keeps together
+    every attribute the model combines leaves the predictions unchanged (``fid = 1``
+    when one group holds all attributes); breaking interactions lowers it.
+
+    Parameters
+    ----------
+    predict
+        The model's ``predict``: rows -> class labels.
+    X
+        The rows on which the fidelity is measured (array or DataFrame).
+    groups
+        A partition of the attributes (each attribute in exactly one group).
+    labels
+        ``predict(X)``, if already known (saves one call).
+    seed
+        Seed of the permutations (see :func:`_group_permutation`).
+    """
+    Xv = X if isinstance(X, pd.DataFrame) else np.asarray(X)
+    if Xv.ndim != 2 or Xv.shape[0] < 2 or Xv.shape[1] < 1:
+        raise ValueError(f"X must be a 2-D table with at least 2 rows, got shape {Xv.shape}")
+    d = Xv.shape[1]
+    gs = check_groups(groups, d)
+    lab = np.asarray(predict(Xv)) if labels is None else np.asarray(labels)
+    if lab.shape != (Xv.shape[0],):
+        raise ValueError(f"labels must have one entry per row: {lab.shape} vs {Xv.shape[0]} rows")
+    columns_rows: list[np.ndarray] = [np.empty(0, np.int64)] * d
+    for g in gs:
+        perm = _group_permutation(g, lab, seed)
+        for i in g:
+            columns_rows[i] = perm
+    new = np.asarray(predict(_take_rows(Xv, columns_rows)))
+    return float(np.mean(new == lab))
+
+
+def model_groups(
+    predict: Callable[[Any], Any],
+    X: Any,
+    alpha: float,
+    *,
+    seed: int = 0,
+    max_rows: int | None = None,
+    trace: list[dict[str, Any]] | None = None,
+) -> Groups:
+    """Model-based coalition: coalitional paper, Algorithm 1 (§4.1), after ASTRID
+    (Henelius et al., 2014).
+
+    Book: :ref:`eq-coal-model-threshold`
+        (notebooks/05-coalitional-explanations/03-time-and-error.ipynb).
+
+    With ``fid`` = :func:`permutation_fidelity`, ``L(R)`` the singletons of ``R`` and
+    ``F(σ)`` the singletons of the groups already fixed, and the threshold
+    ``Δ = fid(L([m])) + δ`` (``δ`` = ``alpha``)::
+
+        σ = {}; R = [m]; A = {}
+        while R ≠ {} or A ≠ {}:
+            if A = {} and fid({R} ∪ F(σ)) < Δ:          # R together is not above Δ
+                σ = σ ∪ L(R); R = {}
+            else:
+                j = argmax_{j∈R} fid({R∖{j}} ∪ {{j}} ∪ {A} ∪ F(σ))
+                if |R| = 1 or fid({R∖{j}} ∪ {{j}} ∪ {A} ∪ F(σ)) < Δ:
+                    σ = σ ∪ {R}; R = A; A = {}        # R is fixed; A is the next candidate
+                else:
+                    R = R ∖ {j}; A = A ∪ {j}          # removing j keeps fid ≥ Δ
+        return σ
+
+    Reconstruction (the printed algorithm is cut off and the text is short):
+
+    * the second test, printed ``fid({{R∖{j}} ∪ {{j}} ∪ {A} ∪ F(σ))`` with no
+      comparison, is ``... < Δ``, as its comment ("if the fidelity drops below Δ")
+      and the authors' code (``model_grouping``) say;
+    * the input ``δ`` is the paper's threshold α: ``Δ = fid(all singletons) + α``.
+      Larger α stops the removals sooner, so groups grow with α (as §4 says of every
+      method) — up to ``α = 1 - fid(L([m]))``, where ``Δ = 1`` and any removal that
+      changes one prediction is refused (one group of all the attributes the model
+      uses); beyond it ``Δ > 1`` cannot be reached and the first test returns all
+      singletons;
+    * swapping follows the text (§4.1) and the code: a group of two or more attributes
+      is swapped together with a row of the same predicted class, a singleton with any
+      row; empty groups are dropped; ``j`` ties go to the lowest index;
+    * the permutations are common random numbers (:func:`_group_permutation`), so each
+      fidelity is a deterministic function of its grouping; the code draws fresh
+      random permutations for each evaluation and augments data sets of fewer than
+      2500 rows with rows whose attributes are drawn independently — we use the rows
+      themselves (at most ``max_rows`` of them, drawn with ``seed``);
+    * fidelities are memoised within one call (the algorithm asks for some groupings
+      twice).
+
+    The result is a partition of the attributes (groups in the order they are fixed).
+
+    Parameters
+    ----------
+    predict
+        The model's ``predict`` (rows -> labels).
+    X
+        Rows used to measure fidelities (array or DataFrame with the model's columns).
+    alpha
+        The threshold ``δ`` in ``(0, 1)`` (the paper uses ``α ∈ (0, 0.5)``).
+    seed
+        Seed of the row sample and of the permutations.
+    max_rows
+        Measure fidelities on at most this many rows (a seeded sample).
+    trace
+        If a list is given, one dict per fidelity evaluated is appended
+        (``groups``, ``fidelity``) — for inspection and cost counting.
+    """
+    delta = _check_alpha(alpha)
+    Xv = X if isinstance(X, pd.DataFrame) else np.asarray(X)
+    if Xv.ndim != 2 or Xv.shape[0] < 2 or Xv.shape[1] < 1:
+        raise ValueError(f"X must be a 2-D table with at least 2 rows, got shape {Xv.shape}")
+    if isinstance(Xv, np.ndarray) and Xv.dtype.kind in "fc" and not np.all(np.isfinite(Xv)):
+        raise ValueError("X contains NaN or infinite values")
+    if max_rows is not None:
+        if max_rows < 2:
+            raise ValueError(f"max_rows must be at least 2, got {max_rows}")
+        if Xv.shape[0] > max_rows:
+            keep = np.sort(np.random.default_rng([int(seed), 1]).choice(Xv.shape[0], max_rows, replace=False))
+            Xv = Xv.iloc[keep].reset_index(drop=True) if isinstance(Xv, pd.DataFrame) else Xv[keep]
+    d = Xv.shape[1]
+    labels = np.asarray(predict(Xv))
+    memo: dict[frozenset[tuple[int, ...]], float] = {}
+
+    def fid(groups: list[list[int]]) -> float:
+        parts = [tuple(sorted(g)) for g in groups if len(g) > 0]
+        key = frozenset(parts)
+        if key not in memo:
+            memo[key] = permutation_fidelity(predict, Xv, parts, labels=labels, seed=seed)
+            if trace is not None:
+                trace.append({"groups": tuple(sorted(parts)), "fidelity": memo[key]})
+        return memo[key]
+
+    sigma: list[tuple[int, ...]] = []
+    R: list[int] = list(range(d))
+    A: list[int] = []
+    threshold = fid([[i] for i in range(d)]) + delta
+    while R or A:
+        fixed = [[i] for g in sigma for i in g]
+        if not A and fid([R] + fixed) < threshold:
+            sigma.extend((i,) for i in R)
+            R = []
+            continue
+        best_j, best_f = R[0], -1.0
+        for j in R:
+            f = fid([[i for i in R if i != j], [j], A] + fixed)
+            if f > best_f:
+                best_j, best_f = j, f
+        if len(R) == 1 or best_f < threshold:
+            sigma.append(tuple(sorted(R)))
+            R, A = A, []
+        else:
+            R = [i for i in R if i != best_j]
+            A = A + [best_j]
+    return tuple(sigma)
