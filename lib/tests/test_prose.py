@@ -24,7 +24,7 @@ from lib.report import STATUSES
 PENDING_CHAPTERS: set[str] = set()
 #: Chapters (and other pages of book/) whose bare integers are still to be sorted into glued
 #: results, ``{setup}`` and ``{paper}`` numbers; their integers are not checked yet. Only shrinks.
-PENDING_INTEGERS: set[str] = {"05-coalitional-explanations"}
+PENDING_INTEGERS: set[str] = set()
 #: Pages of book/ that belong to a chapter (their landing page).
 LANDING = {
     "foundations.md": "00-foundations", "01-naive-bayes.md": "01-naive-bayes",
