@@ -362,6 +362,17 @@ def test_glue_from_another_page_has_a_format() -> None:
     assert not missing, "cross-page glue needs a format spec:\n" + "\n".join(missing)
 
 
+_GLUE = re.compile(r"\{glue(?::\w+)?\}`(?P<body>[^`]*)`")
+
+
+def test_glue_in_a_caption_names_its_notebook() -> None:
+    # the figures page ({figures-list}) copies every caption: a glue key there must carry its
+    # notebook's path (`/notebooks/…ipynb::key:fmt`), or the build misses it on that page
+    found = [f"{where}: {m['body']}" for where, _, text in _markdown_sources() if where.endswith("caption")
+             for m in _GLUE.finditer(text) if "::" not in m["body"]]
+    assert not found, "glue in captions needs the notebook's path:\n" + "\n".join(found)
+
+
 _TO_CSV = re.compile(r"\.to_csv\(")
 
 
