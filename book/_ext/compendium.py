@@ -18,6 +18,8 @@
     its files with their sha256, and how to cite it.
 ``{paper}`0.837```
     A number the paper publishes, quoted in prose (marked as the paper's, not ours).
+``{setup}`14```
+    A number that defines the set-up (a data-set size, a seed, a budget as chosen), not a result.
 
 Equation numbers (``CONTRIBUTING.md`` §3): a labelled display equation whose LaTeX carries
 ``\tag{L10}`` is a paper's equation and is numbered ``(L10)``; every other labelled display
@@ -414,6 +416,13 @@ def paper_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, op
     return [node], []
 
 
+def setup_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None,
+               content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
+    """``{setup}`14```: a number that defines the set-up (chosen, not found), in the book's prose."""
+    node = nodes.inline(text, text, classes=["setup-number"])
+    return [node], []
+
+
 _SAVE = re.compile(r"save_figure\(\s*[^,()]+,\s*(?P<q>[\"'])(?P<name>[^\"']+)(?P=q)\s*[,)]")
 
 
@@ -650,6 +659,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("chapter-results", ChapterResults)
     app.add_directive("figures-list", FiguresList)
     app.add_role("paper", paper_role)
+    app.add_role("setup", setup_role)
     app.connect("env-get-updated", number_equations, priority=900)
     app.connect("doctree-resolved", strip_tags)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

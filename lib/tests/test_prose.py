@@ -22,6 +22,9 @@ from lib.report import STATUSES
 #: Chapters whose notebooks and landing pages are still being migrated to these rules.
 #: The set only shrinks; it is empty when every chapter follows them.
 PENDING_CHAPTERS: set[str] = set()
+#: Chapters (and other pages of book/) whose bare integers are still to be sorted into glued
+#: results, ``{setup}`` and ``{paper}`` numbers; their integers are not checked yet. Only shrinks.
+PENDING_INTEGERS: set[str] = set()
 #: Pages of book/ that belong to a chapter (their landing page).
 LANDING = {
     "foundations.md": "00-foundations", "01-naive-bayes.md": "01-naive-bayes",
@@ -40,17 +43,19 @@ PROSE_DIRECTIVES = {
 NAMING_WORDS = {
     "§", "section", "sections", "sec", "definition", "def", "eq", "eqs", "equation", "equations", "theorem",
     "proposition", "prop", "lemma", "corollary", "remark", "example", "figure", "figures", "fig", "figs",
-    "table", "tables", "algorithm", "algorithms", "appendix", "step", "chapter", "python", "version",
+    "table", "tables", "algorithm", "algorithms", "appendix", "step", "steps", "chapter", "python", "version",
     "versions", "v", "scikit-learn", "sklearn", "numpy", "pandas", "scipy", "shap", "khiops", "acv",
     "acv-exp", "pyagrum", "shapiq", "mathjax", "sphinx", "myst-nb", "nbval", "matplotlib", "openblas",
-    "lightgbm", "xgboost", "chromium", "cff", "jupyter", "book", "jupyter-book", "ipykernel", "hypothesis",
-    "pytest", "playwright", "keel", "uci", "arxiv", "doi", "isbn",
+    "lightgbm", "xgboost", "chromium", "cff", "jupyter", "jupyter-book", "ipykernel", "hypothesis",
+    "pytest", "playwright", "keel", "uci", "arxiv", "doi", "isbn", "check", "checks", "statement",
+    "statements", "part", "parts", "item", "class", "classes", "page", "pages", "p", "pp", "year", "issue",
+    "footnote", "footnotes", "windows", "notebook", "notebooks", "reference", "references", "ref", "rank", "test", "balance", "balances",
 }
 _FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})\s*(?:\{(?P<name>[\w:-]+)\})?.*$")
 _ROLE = re.compile(r"\{[\w:.-]+\}`[^`]*`")
 _CODE = re.compile(r"`[^`]*`")
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
-_INLINE_MATH = re.compile(r"(?<!\\)\$[^$\n]+?(?<!\\)\$")
+_INLINE_MATH = re.compile(r"(?<!\\)\$(?:[^$\n]|\n(?![ \t]*\n))+?(?<!\\)\$")  # within a paragraph
 _TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$", re.M)
 _LINK_URL = re.compile(r"\]\([^)]*\)|<https?://[^>]*>|https?://\S+")
 _HTML = re.compile(r"<!--.*?-->|<[^>\n]+>", re.S)
@@ -86,23 +91,65 @@ def strip_non_prose(markdown: str) -> str:
     return text
 
 
-def typed_numbers(markdown: str) -> list[str]:
-    """Numbers in prose that must be glued (ours) or marked ``{paper}`` (the paper's).
+_LIST_ITEM = re.compile(r"\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?\s*(?:,\s*|\s+and\s+|\s+or\s+|–|-|\s+to\s+)$")
 
-    Decimals, percentages, ratios (``3×``), durations and "N of M" counts; a number right after
-    a naming word (``§3.2``, ``Eq. 3.1``, ``Python 3.11``) or with two dots (``1.2.3``) is a name.
+
+def _before_list(prefix: str) -> str:
+    """The text before a list or range of names: "Tables 1 and " → "Tables ", "Eqs. (L13)–" → "Eqs. "."""
+    while match := _LIST_ITEM.search(prefix):
+        prefix = prefix[: match.start()]
+    return prefix
+
+
+def _is_year(text: str, start: int, end: int) -> bool:
+    """A year in a citation: "Lemaire et al. (2024)", "et al., 2024", "ADBIS 2020"."""
+    number = text[start:end]
+    if not (len(number) == 4 and number.isdigit() and 1900 <= int(number) <= 2099):
+        return False
+    before = text[max(0, start - 12) : start]
+    return bool(re.search(r"(?:\bal\.,?\s*\(?|\b[A-Z]{2,}\s)$", before)) or (
+        before.endswith("(") and text[end : end + 1] == ")")
+
+
+def _is_name(text: str, start: int, end: int) -> bool:
+    """An integer that names something rather than counts it: a list item or a heading's number
+    ("1. ", "## 2. Results"), a table row's label (its first cell, "| 3 | …"), an ordinal ("3rd"), a label with a letter ("1b", "2D"), the base
+    of a power ("2^11"), a year in a citation."""
+    line_start = text.rfind("\n", 0, start) + 1
+    head = text[line_start:start]
+    if re.fullmatch(r"\s*(?:#+\s*)?", head) and re.match(r"[.)](?:\s|$)", text[end:]):
+        return True
+    if re.fullmatch(r"\s*\|\s*", head) and re.match(r"\s*\|", text[end:]):
+        return True  # the label of a table row (its first cell)
+    return bool(re.match(r"[a-zA-Z]|\^", text[end : end + 1])) or _is_year(text, start, end)
+
+
+def typed_numbers(markdown: str, *, integers: bool = True) -> list[str]:
+    """Numbers in prose that must be glued (ours) or marked ``{paper}`` (the paper's) or ``{setup}``.
+
+    Every number, integers included: decimals, percentages, ratios (``3×``), durations, "N of M"
+    counts and bare integers (a count that comes out of a run is a result). A number right after
+    a naming word (``§3.2``, ``Eq. 3.1``, ``Python 3.11``, ``Table 2``, ``class 0``), with two
+    dots (``1.2.3``), or naming a list item, a heading, an ordinal, a label (``1b``), the base of
+    a power (``2^11``) or a year in a citation (``et al. (2024)``) is a name, not a number. A
+    number that defines the set-up (a data-set size, a seed, a budget as chosen) is marked
+    ``{setup}`14```.
     """
     text = strip_non_prose(markdown)
     found = []
+    counts = [(m.start(), m.end()) for m in _OF.finditer(text)]
     for match in _NUMBER.finditer(text):
         number, unit = match["num"], match["unit"]
-        if not unit and "." not in number.replace(",", ""):
-            continue  # a bare integer: a count, a year, an index
+        if any(a <= match.start() < b for a, b in counts):
+            continue  # inside an "N of M" count, reported whole below
         if number.count(".") >= 2:
             continue  # a version or a section number
-        before = text[max(0, match.start() - 40) : match.start()].split()
-        word = before[-1].strip("(,;:").lower().rstrip(".") if before else ""
+        before = _before_list(text[max(0, match.start() - 80) : match.start()]).rstrip("[(").split()
+        word = before[-1].strip("(,;:*_").lower().rstrip(".") if before else ""
         if word in NAMING_WORDS or text[max(0, match.start() - 1) : match.start()] == "§":
+            continue
+        if not unit and "." not in number and (
+                not integers or _is_name(text, match.start(), match.end())):
             continue
         found.append((number + (unit or "")).strip())
     found += _OF.findall(text)
@@ -142,8 +189,16 @@ def _markdown_sources() -> list[tuple[str, Path, str]]:
         ("It takes 23 minutes, 3× faster, 26.1 % of rows; 9 of 10 pass.", ["23 minutes", "3×", "26.1 %", "9 of 10"]),
         ("As in §3.2 and Eq. 3.1, with Python 3.11 and scikit-learn 1.3.2.", []),
         ("Ours is {glue:text}`nb-x:.3f`, the paper's {paper}`0.837`.", []),
-        ("In math $\\pi = 0.9$ and $$x = 0.5$$ and `code 0.1`.", []),
-        ("(nb-label)=\n## Ten data sets, 1000 rows, year 2023", []),
+        ("In math $\\pi = 0.9$ and $$x = 0.5$$ and `code 0.1`, $2 + 2048 =\n2088$ coalitions.", []),
+        ("(nb-label)=\n## Ten data sets, {setup}`1000` rows, year 2023", []),
+        ("## Ten data sets, 1000 rows", ["1000"]),
+        ("Our model also has 14 variables; it keeps 10 of TwoNorm's 20.", ["14", "10", "20"]),
+        ("all 14 selected variables, on 48,842 rows", ["14", "48,842"]),
+        ("with {setup}`200` background rows (seed {setup}`0`) it selects {glue:text}`nb-k:d` of them", []),
+        ("Lemaire et al. (2024) and Lemaire et al., 2023, at ADBIS 2020; the 2000 rows of (2000) rows", ["2000"]),
+        ("1. first item\n2) second\n## 3. Results\n### Check 1: sums, 3rd place, class 0", []),
+        ("| no. | rows |\n|---|---|\n| 3 | 690 |", ["690"]),
+        ("Figures 1a, 1b and 5, Tables 1–3, sections 2, 3 or 4; Table 2 with 14 and 20 rows", ["14", "20"]),
         ("```python\nx = 0.5\n```\nprose 0.7", ["0.7"]),
         ("```{admonition} Erratum\n:class: note\nthe paper prints 0.17\n```", ["0.17"]),
         ("```{literalinclude} ../../lib/x.py\n:lines: 1.5\n```", []),
@@ -155,13 +210,26 @@ def test_typed_numbers_detector(text: str, expected: list[str]) -> None:
     assert typed_numbers(text) == expected
 
 
+def test_setup_role_renders_the_plain_number() -> None:
+    # {setup}`14` (book/_ext/compendium.py) shows the number as ordinary text, in a span that
+    # marks it as a set-up number; the scan above strips it like every other role
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("compendium", REPO_ROOT / "book" / "_ext" / "compendium.py")
+    compendium = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compendium)
+    (node,), messages = compendium.setup_role("setup", "{setup}`48,842`", "48,842", 1, None)
+    assert node.astext() == "48,842" and node["classes"] == ["setup-number"] and not messages
+    assert typed_numbers("{setup}`48,842` rows") == []
+
+
 def test_no_typed_numbers_in_prose() -> None:
     problems = []
     for where, path, text in _markdown_sources():
         chapter = _chapter_of(path)
         if chapter in PENDING_CHAPTERS:
             continue
-        found = typed_numbers(text)
+        found = typed_numbers(text, integers=(chapter or path.name) not in PENDING_INTEGERS)
         if found:
             problems.append(f"{where}: {found}")
     assert not problems, (
@@ -276,6 +344,7 @@ def test_no_typed_verdicts_in_notebooks() -> None:
 def test_pending_chapters_are_real() -> None:
     chapters = {p.name for p in (REPO_ROOT / "notebooks").iterdir() if p.is_dir()}
     assert PENDING_CHAPTERS <= chapters
+    assert PENDING_INTEGERS <= chapters | {p.name for p in (REPO_ROOT / "book").glob("*.md")}
 
 
 _CROSS_GLUE = re.compile(r"\{glue:text\}`(?P<body>[^`]*::[^`]*)`")
@@ -291,6 +360,17 @@ def test_glue_from_another_page_has_a_format() -> None:
             if ":" not in key_and_format:
                 missing.append(f"{where}: {match['body']}")
     assert not missing, "cross-page glue needs a format spec:\n" + "\n".join(missing)
+
+
+_GLUE = re.compile(r"\{glue(?::\w+)?\}`(?P<body>[^`]*)`")
+
+
+def test_glue_in_a_caption_names_its_notebook() -> None:
+    # the figures page ({figures-list}) copies every caption: a glue key there must carry its
+    # notebook's path (`/notebooks/…ipynb::key:fmt`), or the build misses it on that page
+    found = [f"{where}: {m['body']}" for where, _, text in _markdown_sources() if where.endswith("caption")
+             for m in _GLUE.finditer(text) if "::" not in m["body"]]
+    assert not found, "glue in captions needs the notebook's path:\n" + "\n".join(found)
 
 
 _TO_CSV = re.compile(r"\.to_csv\(")
