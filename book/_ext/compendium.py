@@ -462,6 +462,7 @@ class FiguresList(Directive):
         out: list[nodes.Node] = []
         for stem in sorted(stems, key=lambda s: (_toc_index(root, sources[s][0]), sources[s][1], s)):
             notebook, number, meta = sources[stem]
+            env.note_dependency(str(root / f"{notebook}.ipynb"))  # the caption lives in the notebook
             rows = []
             for suffix in (".png", ".svg"):
                 path = folder / f"{stem}{suffix}"
