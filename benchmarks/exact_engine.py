@@ -23,8 +23,10 @@ Cases
 
 Timing
     The contenders are called in turn, repeat by repeat (``timing.interleaved_times``),
-    so a burst of load on a shared machine slows them alike; best-of (min) and median of
-    ``--repeats`` are written, and the ratios use the best-of.  BLAS runs on
+    so a burst of load on a shared machine slows them alike, and the order rotates by one
+    each round, so that no contender always runs on caches its predecessor warmed (the
+    floor after ours, on the same model) or flushed (ours after shapiq); best-of (min)
+    and median of ``--repeats`` are written, and the ratios use the best-of.  BLAS runs on
     ``--blas-threads`` threads (default 1, ``threadpoolctl``): on cores shared with other
     jobs a threaded matrix-vector product (the linear model) waits for a busy core, and
     its time then measures the other jobs, not the engines.
@@ -120,6 +122,21 @@ def _cases(names: list[str], ds: list[int], rows: int, background: int, seed: in
             raise ValueError(f"unknown case {name!r}; choose from {CASES}")
 
 
+def _rotated(contenders: dict, repeats: int) -> dict[str, list[float]]:
+    """:func:`timing.interleaved_times`, one round per repeat, the order rotated by one each
+    round: round ``r`` starts with contender ``r mod k``.  In a fixed order the floor always
+    ran right after ours (the same model, its code and tables still in cache) and ours
+    always right after shap and shapiq (caches flushed by their Python); rotated, every
+    contender runs after every other in turn."""
+    names = list(contenders)
+    out: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(repeats):
+        order = names[r % len(names):] + names[: r % len(names)]
+        for k, v in _interleaved({k: contenders[k] for k in order}, 1).items():
+            out[k] += v
+    return out
+
+
 def run(names: list[str], ds: list[int], rows: int, background: int, repeats: int,
         seed: int) -> pd.DataFrame:
     with warnings.catch_warnings():
@@ -169,7 +186,7 @@ def run(names: list[str], ds: list[int], rows: int, background: int, repeats: in
         contenders = {"ours": ours, "floor": floor, "shap": by_shap}
         if shapiq is not None:
             contenders["shapiq"] = by_shapiq
-        t = _interleaved(contenders, repeats)
+        t = _rotated(contenders, repeats)
         best = {k: float(min(v)) for k, v in t.items()}
         med = {k: float(np.median(v)) for k, v in t.items()}
         records.append({
