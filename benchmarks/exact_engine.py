@@ -23,10 +23,11 @@ Cases
 
 Timing
     The contenders are called in turn, repeat by repeat (``timing.interleaved_times``),
-    so a burst of load on a shared machine slows them alike, and the order rotates by one
-    each round, so that no contender always runs on caches its predecessor warmed (the
-    floor after ours, on the same model) or flushed (ours after shapiq); best-of (min)
-    and median of ``--repeats`` are written, and the ratios use the best-of.  BLAS runs on
+    so a burst of load on a shared machine slows them alike, and the order changes from
+    round to round (rotated, and reversed every other round), so that no contender always
+    runs on caches its predecessor warmed (the floor after ours, on the same model) or
+    flushed (ours after shapiq); best-of (min) and median of ``--repeats`` are written,
+    and the ratios use the best-of.  BLAS runs on
     ``--blas-threads`` threads (default 1, ``threadpoolctl``): on cores shared with other
     jobs a threaded matrix-vector product (the linear model) waits for a busy core, and
     its time then measures the other jobs, not the engines.
@@ -123,17 +124,21 @@ def _cases(names: list[str], ds: list[int], rows: int, background: int, seed: in
 
 
 def _rotated(contenders: dict, repeats: int) -> dict[str, list[float]]:
-    """:func:`timing.interleaved_times`, one round per repeat, the order rotated by one each
-    round: round ``r`` starts with contender ``r mod k``.  In a fixed order the floor always
-    ran right after ours (the same model, its code and tables still in cache) and ours
-    always right after shap and shapiq (caches flushed by their Python); rotated, every
-    contender runs after every other in turn."""
+    """:func:`timing.interleaved_times`, one round per repeat, in an order that changes each
+    round: rotated by one every other round, and reversed in odd rounds.  In a fixed order
+    the floor always ran right after ours (the same model, its code and tables still in
+    cache) and ours right after shap and shapiq (caches flushed by their Python); a
+    rotation alone keeps each contender's predecessor, the reversal changes it, so each
+    contender runs after different others and the best-of compares like with like."""
     names = list(contenders)
     out: dict[str, list[float]] = {k: [] for k in names}
     for r in range(repeats):
-        order = names[r % len(names):] + names[: r % len(names)]
-        for k, v in _interleaved({k: contenders[k] for k in order}, 1).items():
-            out[k] += v
+        k = (r // 2) % len(names)
+        order = names[k:] + names[:k]
+        if r % 2:
+            order = order[::-1]
+        for name, times in _interleaved({n: contenders[n] for n in order}, 1).items():
+            out[name] += times
     return out
 
 
