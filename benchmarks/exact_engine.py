@@ -23,8 +23,11 @@ Cases
 
 Timing
     The contenders are called in turn, repeat by repeat (``timing.interleaved_times``),
-    so a burst of load on a shared machine slows them alike; best-of (min) and median of
-    ``--repeats`` are written, and the ratios use the best-of.  BLAS runs on
+    so a burst of load on a shared machine slows them alike, and the order changes from
+    round to round (rotated, and reversed every other round), so that no contender always
+    runs on caches its predecessor warmed (the floor after ours, on the same model) or
+    flushed (ours after shapiq); best-of (min) and median of ``--repeats`` are written,
+    and the ratios use the best-of.  BLAS runs on
     ``--blas-threads`` threads (default 1, ``threadpoolctl``): on cores shared with other
     jobs a threaded matrix-vector product (the linear model) waits for a busy core, and
     its time then measures the other jobs, not the engines.
@@ -120,6 +123,25 @@ def _cases(names: list[str], ds: list[int], rows: int, background: int, seed: in
             raise ValueError(f"unknown case {name!r}; choose from {CASES}")
 
 
+def _rotated(contenders: dict, repeats: int) -> dict[str, list[float]]:
+    """:func:`timing.interleaved_times`, one round per repeat, in an order that changes each
+    round: rotated by one every other round, and reversed in odd rounds.  In a fixed order
+    the floor always ran right after ours (the same model, its code and tables still in
+    cache) and ours right after shap and shapiq (caches flushed by their Python); a
+    rotation alone keeps each contender's predecessor, the reversal changes it, so each
+    contender runs after different others and the best-of compares like with like."""
+    names = list(contenders)
+    out: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(repeats):
+        k = (r // 2) % len(names)
+        order = names[k:] + names[:k]
+        if r % 2:
+            order = order[::-1]
+        for name, times in _interleaved({n: contenders[n] for n in order}, 1).items():
+            out[name] += times
+    return out
+
+
 def run(names: list[str], ds: list[int], rows: int, background: int, repeats: int,
         seed: int) -> pd.DataFrame:
     with warnings.catch_warnings():
@@ -169,7 +191,7 @@ def run(names: list[str], ds: list[int], rows: int, background: int, repeats: in
         contenders = {"ours": ours, "floor": floor, "shap": by_shap}
         if shapiq is not None:
             contenders["shapiq"] = by_shapiq
-        t = _interleaved(contenders, repeats)
+        t = _rotated(contenders, repeats)
         best = {k: float(min(v)) for k, v in t.items()}
         med = {k: float(np.median(v)) for k, v in t.items()}
         records.append({

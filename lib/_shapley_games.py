@@ -167,7 +167,8 @@ def full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call
 
             return kern.hybrid_rows(Xc, Bc, inst, b, T)
 
-        return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
+        numba_rows = (Xc, Bc) if not (dtype.itemsize < 4 and dtype.kind == "f") else None
+        return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows, numba_rows)
     return _full_game_gray(f, X, background, max_rows_per_call)
 
 
@@ -335,12 +336,15 @@ def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray,
 
 def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agree: np.ndarray,
                         keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int,
-                        build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame]) -> np.ndarray:
+                        build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
+                        numba_rows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """All ``2**d`` coalition values, each distinct hybrid row evaluated once.
 
     ``agree`` and ``keys`` as from :func:`_agreement` and :func:`_hybrid_row_keys` (on the
     rows themselves, or on codes of a DataFrame's columns); ``build_rows(inst, b, T)``
-    returns the hybrid rows ``(x_T, b_{-T})`` of explained rows ``inst`` for the model.
+    returns the hybrid rows ``(x_T, b_{-T})`` of explained rows ``inst`` for the model;
+    ``numba_rows``, the rows and the background as arrays of a numba type, lets the compiled
+    pairs also build the rows when one model call takes them all (fewer calls into numba).
     The bookkeeping runs in the compiled loops of :mod:`lib._shapley_kernels`; the means
     over the background are numpy's, over the same outputs in the same order as when
     every hybrid row is evaluated.
@@ -361,16 +365,21 @@ def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agr
         # the pairs (T, b) with T ⊇ E(b) (every hybrid row is the row of one of them),
         # the label of each pair's row, and each label's representative (the row the
         # model sees: the first pair of that label)
-        pair, T, codes, inst, b, T_first = kern.distinct_pairs(
-            E, np.ascontiguousarray(wx[start:stop], dtype=np.int64), wb, d)
-        outs = []
-        for lo in range(0, len(inst), max_rows_per_call):
-            sel = slice(lo, lo + max_rows_per_call)
-            rows = build_rows(start + inst[sel], b[sel], T_first[sel])
-            outs.append(evaluate(f, rows, len(rows)))
-        if len({o.shape[1:] for o in outs}) > 1:
-            raise ValueError("the model returned a different number of outputs between calls")
-        out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
+        wxc = np.ascontiguousarray(wx[start:stop], dtype=np.int64)
+        if numba_rows is not None and c * m * n_coal <= max_rows_per_call:
+            # at most max_rows_per_call pairs, hence distinct rows: one model call
+            pair, T, codes, rows = kern.distinct_rows(E, wxc, wb, d, *numba_rows, start)
+            out = np.ascontiguousarray(evaluate(f, rows, len(rows)))
+        else:
+            pair, T, codes, inst, b, T_first = kern.distinct_pairs(E, wxc, wb, d)
+            outs = []
+            for lo in range(0, len(inst), max_rows_per_call):
+                sel = slice(lo, lo + max_rows_per_call)
+                rows = build_rows(start + inst[sel], b[sel], T_first[sel])
+                outs.append(evaluate(f, rows, len(rows)))
+            if len({o.shape[1:] for o in outs}) > 1:
+                raise ValueError("the model returned a different number of outputs between calls")
+            out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
         if result is None:
             result = np.empty((n, n_coal) + out.shape[1:])
         elif out.shape[1:] != result.shape[2:]:
@@ -381,10 +390,10 @@ def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agr
         # numpy's order in the compiled loop for one output; for several, gathered in
         # (i, S, b) order into a cache-sized buffer, a few coalitions at a time, and
         # averaged by ndarray.mean
-        placed = kern.place_outputs(pair, T, codes, out, d, c * m * n_coal)
         if out.ndim == 1:
-            kern.game_means(placed, E, d, result[start:stop].reshape(-1))
+            kern.place_and_mean(pair, T, codes, out, E, d, result[start:stop].reshape(-1))
             continue
+        placed = kern.place_outputs(pair, T, codes, out, d, c * m * n_coal)
         flat = result.reshape((n * n_coal,) + out.shape[1:])
         width = max(1, GATHER_ELEMENTS // m)
         buf = np.empty((width, m) + out.shape[1:])

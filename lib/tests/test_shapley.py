@@ -629,6 +629,21 @@ def test_dedup_chunks_of_explained_rows(monkeypatch):
                                   sh.coalition_values(two, X, bg, np.arange(16)))
 
 
+def test_dedup_chunks_each_in_one_compiled_call(monkeypatch):
+    # chunks of explained rows small enough that one model call takes a chunk's rows: the
+    # compiled pairs build the rows of explained rows start + inst (start > 0 from the
+    # second chunk on); each chunk's distinct rows once, the values those of coalition_values
+    X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=4)
+    monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
+    model = _RecordingModel(_nonlinear)
+    game = sh.interventional_game(model, X, bg)
+    np.testing.assert_array_equal(game, sh.coalition_values(_nonlinear, X, bg, np.arange(16)))
+    chunks = [range(0, 2), range(2, 4), range(4, 5)]
+    expected = sum(len({tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(4))
+                        for i in rows for S in range(16) for b in bg}) for rows in chunks)
+    assert len(model.seen) == expected
+
+
 @pytest.mark.parametrize("max_rows", [10, 64, 200, 1700, 2**16])  # k = 0 (one block > limit), 1, 3, d (2 rows a call), d (all)
 def test_continuous_data_every_row_in_gray_code_blocks(max_rows):
     rng = np.random.default_rng(7)
