@@ -16,7 +16,7 @@
   PNG's ``Description`` text chunk). An image with neither gets its caption: a notebook's
   figure and the Figures page's copies (whose image and caption ``figures-list`` puts in a
   container of class ``captioned-image``). The caption is taken as the page shows it, with
-  its references resolved (so both run at ``doctree-resolved``).
+  its references resolved (so that runs at ``doctree-resolved``).
 - The tables pandas prints leave header cells empty (axe-core rule ``empty-table-header``,
   minor): the corner over an unnamed index gets a name a screen reader reads, "row label"
   (visually hidden), and the other empty header cells, which label nothing (fillers beside
@@ -150,9 +150,13 @@ def png_description(path: Path) -> str | None:
     return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
 
 
-def describe_images(app: Any, doctree: nodes.document, docname: str) -> None:
-    """Set each image's alternative text to the description its figure was saved with, if any."""
-    source = Path(app.env.doc2path(docname))
+def describe_images(app: Any, doctree: nodes.document) -> None:
+    """Set each image's alternative text to the description its figure was saved with, if any.
+
+    Runs as each page is read (``doctree-read``), on the page's own notebook, so the stored
+    doctree carries it into every builder (the single page the PDF is printed from assembles
+    the pages' doctrees and resolves them once, as one)."""
+    source = Path(app.env.doc2path(app.env.docname))
     described: dict[str, str] = {}
     if source.suffix == ".ipynb" and source.is_file():
         described = output_descriptions(json.loads(source.read_text(encoding="utf-8")))
@@ -192,8 +196,8 @@ def setup(app: Any) -> dict[str, Any]:
     # after pydata-sphinx-theme puts generate_toctree_html in the context (default priority 500)
     app.connect("html-page-context", _wrap_toctree, priority=900)
     app.connect("html-page-context", _fix_body)
-    # the description a figure was saved with first; its caption where it has none
-    app.connect("doctree-resolved", describe_images, priority=400)
+    # the description a figure was saved with; its caption where it has none
+    app.connect("doctree-read", describe_images)
     app.connect("doctree-resolved", describe_figures)
     app.add_js_file("accessibility.js", loading_method="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
