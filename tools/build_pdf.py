@@ -8,7 +8,7 @@ below, a window as wide as the A4 page's text), so that MathJax breaks a display
 wide for the printed column into lines as the web book does on a narrow screen, checks that no
 display equation runs past the column, and prints it to
 ``_build/pdf/shapley-compendium.pdf`` (A4, figures, tables, equations and the bibliography
-included), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
+included; a tagged PDF, whose figures carry the web book's alternative text), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
 built. No LaTeX installation is needed.
 
     python tools/build_pdf.py              # build the single page, then the PDF
@@ -165,7 +165,8 @@ def print_pdf(out: Path = PDF) -> Path:
             bar.update()
             # every page of the book (each h1 after the first) starts on a new sheet
             page.evaluate("() => document.querySelectorAll('h1').forEach((h, i) => { if (i > 0) h.style.breakBefore = 'page'; })")
-            page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True,
+            # tagged: the PDF carries the page's structure, and each image its alt text (/Alt)
+            page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True, tagged=True,
                      display_header_footer=True, header_template="<span></span>",
                      footer_template='<div style="font-size:8px;width:100%;text-align:center">'
                                      '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
