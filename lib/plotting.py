@@ -3,13 +3,18 @@
 Functions take an ``ax`` and return it; nothing here sets a global style on import.
 :func:`save_figure` writes every figure of the book under a stable name,
 ``book/figures/<name>.png`` and ``.svg``, byte-for-byte reproducible (no dates,
-fixed SVG ids), so a figure can be cited by its file name.
+fixed SVG ids), so a figure can be cited by its file name, with a short description of
+what it shows (its alternative text for readers who cannot see it): stored in both files
+and in the notebook's output of the figure, where the book's pages take it from
+(``book/_ext/accessibility.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib as mpl
 import numpy as np
@@ -22,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox, IdentityTransform
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "save_figure", "shapley_bars", "snap_extents", "snapped_tight_bbox"]
+__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "check_description", "describe_display", "save_figure", "shapley_bars", "snap_extents", "snapped_tight_bbox"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -150,7 +155,7 @@ class _StableCanvasAgg(FigureCanvasAgg):
         return self.renderer
 
 
-def _save_png(fig: Figure, path: Path, *, dpi: float, bbox: Bbox, metadata: dict[str, None]) -> None:
+def _save_png(fig: Figure, path: Path, *, dpi: float, bbox: Bbox, metadata: dict[str, str | None]) -> None:
     """``fig`` as a PNG rasterised by :class:`_StableRendererAgg`; the figure keeps its canvas."""
     original = fig.canvas
     try:
@@ -159,8 +164,85 @@ def _save_png(fig: Figure, path: Path, *, dpi: float, bbox: Bbox, metadata: dict
         fig.set_canvas(original)
 
 
-def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
-    """Save ``fig`` as ``book/figures/<name>.<fmt>`` for each format, reproducibly.
+#: Longest description :func:`save_figure` accepts: alternative text is read out in one go, so
+#: it says what the figure shows in a sentence or two; the caption beside it says the rest.
+MAX_DESCRIPTION = 400
+
+# A description that is no description: a file name, path, hash or label (one token of path characters).
+_FILE_NAME = re.compile(r"[\w.\\/:-]*")
+
+
+def check_description(description: object) -> str:
+    """``description`` with its white space collapsed; ``ValueError`` unless it is a sentence.
+
+    A figure's description is its alternative text: what a reader who cannot see the figure
+    needs to know it shows (kind of plot, axes, what is compared, the pattern), in plain text.
+    """
+    if not isinstance(description, str):
+        raise ValueError(f"a figure needs a description (alternative text) as a str, got {description!r}")
+    text = " ".join(description.split())
+    if not text or _FILE_NAME.fullmatch(text):
+        raise ValueError(f"a figure's description says in words what it shows; got {description!r}")
+    if len(text) > MAX_DESCRIPTION:
+        raise ValueError(f"a figure's description is at most {MAX_DESCRIPTION} characters (the caption says "
+                         f"the rest); got {len(text)}")
+    return text
+
+
+#: Attribute of a :class:`~matplotlib.figure.Figure` holding the description :func:`save_figure` gave it.
+DESCRIPTION_ATTR = "_book_description"
+
+
+def _with_description(png: Callable[[Figure], Any]) -> Callable[[Figure], Any]:
+    """A figure formatter that also returns, for a described figure, ``{"alt": description}``
+    as its metadata (IPython formatters may return ``(data, metadata)``)."""
+    def png_with_description(fig: Figure) -> Any:
+        data = png(fig)
+        description = getattr(fig, DESCRIPTION_ATTR, None)
+        if data is None or description is None:
+            return data
+        return data, {"alt": description}
+
+    png_with_description.adds_description = True  # type: ignore[attr-defined]
+    return png_with_description
+
+
+def describe_display(formatter: Any) -> bool:
+    """Make IPython's ``image/png`` ``formatter`` put a described figure's description in the
+    metadata of its output (``{"image/png": {"alt": ...}}``), once; the formatter matplotlib's
+    inline backend registered for figures still draws the image.  False if it has none.
+    """
+    try:
+        current = formatter.lookup_by_type(Figure)
+    except KeyError:
+        return False
+    if not getattr(current, "adds_description", False):
+        formatter.for_type(Figure, _with_description(current))
+    return True
+
+
+def _describe_in_notebook() -> None:
+    """In a Jupyter kernel, :func:`describe_display` on its PNG formatter (nothing elsewhere)."""
+    import sys
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        formatter = shell.display_formatter.formatters.get("image/png")
+        if formatter is not None:
+            describe_display(formatter)
+
+
+def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
+    """Save ``fig`` as ``book/figures/<name>.<fmt>`` for each format, reproducibly, described.
+
+    ``description`` is the figure's alternative text, a sentence or two saying what it shows
+    (:func:`check_description`; ``ValueError`` if missing, empty, a file name or too long).
+    It is written into each file (the PNG's ``Description`` text chunk, its ``Title`` being
+    ``name``; the SVG's ``<title>``, its accessible name, and ``Description`` metadata) and
+    kept on ``fig``: when the notebook then shows the figure, its output carries it as
+    metadata (``{"image/png": {"alt": description}}``), which the book's pages use as the
+    image's ``alt`` text instead of the caption.
 
     The figure is cropped to :func:`snapped_tight_bbox`, not to matplotlib's
     ``bbox_inches="tight"``: text extents are multiples of 1/64 pixel, so a tight canvas
@@ -170,20 +252,24 @@ def save_figure(fig: Figure, name: str, formats: Sequence[str] = ("png", "svg"))
 
     Returns the paths written, relative to the repository root (no machine paths).
     """
+    text = check_description(description)
+    figure_path(name)  # checks the name before anything is written
     FIGURE_DIR.mkdir(parents=True, exist_ok=True)
     bbox = snapped_tight_bbox(fig)
     written = []
     for fmt in formats:
         path = figure_path(name, "." + fmt)
-        meta = {"Date": None} if fmt == "svg" else {}
-        if fmt == "png":
-            meta = {"Software": None}
+        # an SVG's title is its accessible name (a screen reader reads it): the description
+        meta: dict[str, str | None] = {"Title": text if fmt == "svg" else name, "Description": text}
+        meta.update({"Date": None} if fmt == "svg" else {"Software": None})
         with mpl.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
             if fmt == "png":
                 _save_png(fig, path, dpi=150, bbox=bbox, metadata=meta)
             else:
                 fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())
+    setattr(fig, DESCRIPTION_ATTR, text)
+    _describe_in_notebook()
     return written
 
 

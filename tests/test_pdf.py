@@ -1,5 +1,7 @@
 """The book as one PDF (``python tools/build_pdf.py``): built from the same sources, checked as
-a reader would open it — pages rendered to images (``pdftoppm``), text extracted (``pdftotext``).
+a reader would open it — pages rendered to images (``pdftoppm``), text extracted (``pdftotext``),
+with the position of every word (``pdftotext -bbox-layout``), and the figures' alternative text
+read from the tagged PDF's structure.
 
 Needs Debian's chromium and poppler-utils (``.ci/run`` installs both); without them the test is
 skipped, except in CI.
@@ -7,11 +9,13 @@ skipped, except in CI.
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +72,135 @@ def test_no_page_is_blank(pdf: Path, tmp_path: Path) -> None:
             blank.append(png.name)
     assert len(list(tmp_path.glob("p-*.png"))) == _pages(pdf)
     assert not blank, f"blank pages: {blank}"
+
+
+# ---------------------------------------------------------------------------- long equations
+_BOX = r'xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)"'
+EQNO = re.compile(r"\((?:\d+\.\d+|[A-Z]\d+(?:\.\d+)*[a-z]?)\)")
+
+
+class Word:
+    def __init__(self, box: tuple[str, ...], text: str) -> None:
+        self.x0, self.y0, self.x1, self.y1 = (float(v) for v in box)
+        self.text = html.unescape(text)
+
+    @property
+    def y(self) -> float:
+        return (self.y0 + self.y1) / 2
+
+
+def _layout(pdf: Path) -> list[list[list[Word]]]:
+    """Every page of the PDF as its text lines, each a list of words with their boxes (points)."""
+    out = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    pages = []
+    for page in re.findall(r"<page\b.*?</page>", out, flags=re.S):
+        lines = []
+        for line in re.findall(r"<line\b.*?</line>", page, flags=re.S):
+            lines.append([Word(m[:4], m[4]) for m in re.findall(rf"<word {_BOX}>(.*?)</word>", line)])
+        pages.append([line for line in lines if line])
+    return pages
+
+
+@pytest.fixture(scope="module")
+def layout(pdf: Path) -> list[list[list[Word]]]:
+    return _layout(pdf)
+
+
+# Long display equations of the book: (number, the end of the prose line before it, the start of
+# the prose line after it, its first glyph, its last glyph on the main line, whether it is wider
+# than the printed column on one line and so must break, as the web book breaks it on a phone).
+# MathJax writes each glyph as one word of the PDF's text.
+LONG_EQUATIONS = [
+    # v^do_x(T) = h(E_do(...)[P(Y=1|X_A)]) = h(P(Y=1|do(X_T=x_T))), T ⊆ A: 656 px on one line,
+    # the column is 600 px
+    ("(3.12)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
+    # the widest one that fits on one line: P(y|x) = ... , P(x) = sum_y' P(y') prod_i P(x_i|y')
+    ("(4.1)", "class) gives", "Marginalising", "\U0001d443", ").", False),
+    # eqs. (4.4)-(4.5), which break on a 400 px phone
+    ("(4.4)", "ratio is", "Substituting", "\U0001d45d", ".", False),
+    ("(4.5)", "eq. (4.1):", "and", "\U0001d443", ",", False),
+]
+
+
+def _right_edge(pages: list[list[list[Word]]]) -> float:
+    """The text column's right edge: where the equation numbers end (they are set flush right)."""
+    rights = Counter(round(w.x1, 1) for page in pages for line in page for w in line if EQNO.fullmatch(w.text))
+    (right, count), = rights.most_common(1)
+    assert count >= 20, f"the equation numbers do not share a right edge: {rights.most_common(3)}"
+    return right
+
+
+def _equation(pages: list[list[list[Word]]], right: float, number: str, before: str, after: str
+              ) -> tuple[int, float, list[Word]]:
+    """The page of the display equation numbered ``number``, the left edge of the text column
+    there (where the paragraph after it starts) and the equation's glyphs: the words between the
+    prose line ending ``before`` above it and the one starting ``after`` below it."""
+    found = [(i, w) for i, page in enumerate(pages) for line in page for w in line
+             if w.text == number and abs(w.x1 - right) < 0.5]
+    assert len(found) == 1, f"equation {number}: {len(found)} flush-right numbers in the PDF"
+    index, eqno = found[0]
+    texts = [(" ".join(w.text for w in line), line) for line in pages[index]]
+    above = [line for text, line in texts if before in text and max(w.y1 for w in line) < eqno.y1 - 1]
+    below = [line for text, line in texts if text.startswith(after) and min(w.y0 for w in line) > eqno.y0]
+    top = max((max(w.y1 for w in line) for line in above), default=0.0)
+    bottom = min((min(w.y0 for w in line) for line in below), default=float("inf"))
+    assert below, f"equation {number}: no line starting {after!r} below it on its page"
+    glyphs = [w for _, line in texts for w in line if top < w.y < bottom and w is not eqno]
+    return index, min(line[0].x0 for line in below), glyphs
+
+
+@pytest.mark.parametrize("number, before, after, first, last, breaks", LONG_EQUATIONS, ids=[e[0] for e in LONG_EQUATIONS])
+def test_long_equations_stay_inside_the_text_column(
+    layout: list[list[list[Word]]], number: str, before: str, after: str, first: str, last: str, breaks: bool
+) -> None:
+    right = _right_edge(layout)
+    index, left, glyphs = _equation(layout, right, number, before, after)
+    where = f"equation {number} (page {index + 1})"
+    assert len(glyphs) >= 10, f"{where}: {len(glyphs)} glyphs between its surrounding lines"
+    outside = [f"{w.text}@{w.x0:.0f}-{w.x1:.0f}" for w in glyphs if w.x1 > right + 0.5 or w.x0 < left - 0.5]
+    assert not outside, f"{where} runs past the text column ({left:.0f}-{right:.0f} pt): {outside}"
+    starts, ends = [w for w in glyphs if w.text == first], [w for w in glyphs if w.text == last]
+    assert starts and ends, f"{where}: its first glyph {first!r} or its last {last!r} is not printed"
+    start = min(starts, key=lambda w: (w.x0, w.y0))
+    if breaks:
+        # too wide for one line of the column: it goes on below, as on a phone
+        end = max(ends, key=lambda w: w.y0)
+        assert end.y0 > start.y1, f"{where} is not broken into lines"
+    else:
+        end = max(ends, key=lambda w: w.x1)
+        assert end.x0 > start.x1 and start.y0 - 2 < end.y < start.y1 + 2, f"{where} is broken although it fits"
+
+
+# ---------------------------------------------------------------------------- alternative text
+ALT_HEX = re.compile(rb"/Alt\s*<([0-9A-Fa-f\s]*)>")
+ALT_LITERAL = re.compile(rb"/Alt\s*\(((?:\\.|[^\\()])*)\)")
+
+
+def _alt_texts(pdf: Path) -> list[str]:
+    """The /Alt entries of the PDF's structure elements (Chromium writes them as UTF-16 hex strings)."""
+    raw = pdf.read_bytes()
+    texts = []
+    for m in ALT_HEX.finditer(raw):
+        data = bytes.fromhex(re.sub(rb"\s", b"", m[1]).decode())
+        texts.append(data[2:].decode("utf-16-be") if data[:2] == b"\xfe\xff" else data.decode("latin-1"))
+    for m in ALT_LITERAL.finditer(raw):
+        texts.append(re.sub(rb"\\(.)", rb"\1", m[1]).decode("latin-1"))
+    return [" ".join(t.split()) for t in texts]
+
+
+# Two figures (chapter 0), by the description they were saved with (lib.plotting.save_figure)
+DESCRIBED = ["found-waterfall", "found-sampling-convergence"]
+
+
+def test_the_figures_carry_their_description_as_alt_text(pdf: Path) -> None:
+    from lib.plotting import FIGURE_DIR
+
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+    assert re.search(r"^Tagged:\s+yes", info, re.M), "the PDF is not tagged"
+    alts = _alt_texts(pdf)
+    for name in DESCRIBED:
+        with Image.open(FIGURE_DIR / f"{name}.png") as png:
+            description = " ".join(png.text["Description"].split())
+        # in the chapter and on the Figures page
+        assert alts.count(description) >= 2, f"{name}: its description is the /Alt of {alts.count(description)} image(s)"
+    assert len(alts) >= 2 * len(list(FIGURE_DIR.glob("*.png")))

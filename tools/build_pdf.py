@@ -3,9 +3,12 @@
 Builds the book as a single HTML page (``jupyter-book build . --builder singlehtml``, the same
 sources and stored outputs as the web book, with its warnings treated as errors), opens it in
 Debian's headless Chromium through Playwright (served on 127.0.0.1; MathJax is bundled, so the
-equations are typeset offline), waits for MathJax, and prints it to
+equations are typeset offline), laid out as it will be printed (print media, the print styles
+below, a window as wide as the A4 page's text), so that MathJax breaks a display equation too
+wide for the printed column into lines as the web book does on a narrow screen, checks that no
+display equation runs past the column, and prints it to
 ``_build/pdf/shapley-compendium.pdf`` (A4, figures, tables, equations and the bibliography
-included), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
+included; a tagged PDF, whose figures carry the web book's alternative text), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
 built. No LaTeX installation is needed.
 
     python tools/build_pdf.py              # build the single page, then the PDF
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import functools
 import http.server
+import json
 import shutil
 import subprocess
 import sys
@@ -32,10 +36,14 @@ PDF = ROOT / "_build" / "pdf" / "shapley-compendium.pdf"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
+# The printed page: A4 (210 mm wide) with 14 mm side margins, so the text is 182 mm wide, which
+# Chromium lays out as 182 / 25.4 * 96 = 688 CSS pixels (scale 1).
+PAGE_WIDTH_MM, SIDE_MARGIN_MM = 210, 14
+PRINT_WIDTH_PX = round((PAGE_WIDTH_MM - 2 * SIDE_MARGIN_MM) / 25.4 * 96)
+
 # Print layout: the single page without the web navigation; wide equations and tables wrap
 # inside the page instead of scrolling (paper cannot scroll).
-PRINT_CSS = """
-@page { size: A4; margin: 16mm 14mm 18mm 14mm; }
+PRINT_CSS = f"@page {{ size: A4; margin: 16mm {SIDE_MARGIN_MM}mm 18mm {SIDE_MARGIN_MM}mm; }}" + """
 .bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .bd-footer, .bd-footer-content,
 .header-article, .prev-next-area, .toc-entry, .headerlink, .copybtn, .bd-search,
 .primary-toggle, .secondary-toggle, .skip-link, #pst-back-to-top { display: none !important; }
@@ -55,6 +63,36 @@ div.literal-block-wrapper, table, tbody, pre
 div[class*=highlight-], div.literal-block-wrapper { display: block !important; }
 """
 
+
+# Added as the document is parsed, before any deferred script (MathJax) runs.
+_ADD_PRINT_CSS = """(css => {
+    const add = () => {
+        const style = document.createElement('style');
+        style.id = 'pdf-print-css';
+        style.textContent = css;
+        (document.head || document.documentElement).appendChild(style);
+    };
+    if (document.readyState === 'loading') {
+        document.addEventListener('readystatechange', add, {once: true});
+    } else {
+        add();
+    }
+})(%s);"""
+
+# Display equations whose typeset math reaches past the text column (the article's content box).
+_WIDE_EQUATIONS = """() => {
+    const article = document.querySelector('article.bd-article') || document.body;
+    const a = article.getBoundingClientRect(), cs = getComputedStyle(article);
+    const left = a.left + parseFloat(cs.paddingLeft), right = a.right - parseFloat(cs.paddingRight);
+    return Array.from(document.querySelectorAll('mjx-container[display="true"] > mjx-math')).flatMap(m => {
+        const r = m.getBoundingClientRect();
+        if (r.left >= left - 1 && r.right <= right + 1) return [];
+        const box = m.closest('div.math') || m.parentElement;
+        const items = MathJax.startup.document.getMathItemsWithin(m.parentElement);
+        const name = box.id || (items.length ? items[0].math.replace(/\\s+/g, ' ').trim().slice(0, 60) : '?');
+        return [`${name}: ${Math.round(r.left - left)}..${Math.round(r.right - left)} px in ${Math.round(right - left)} px`];
+    });
+}"""
 
 def chromium() -> str:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -104,7 +142,11 @@ def print_pdf(out: Path = PDF) -> Path:
     try:
         with sync_playwright() as p, tqdm(total=3, desc="PDF", unit="step") as bar:
             browser = p.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1100, "height": 1400})
+            # laid out as printed before MathJax typesets: MathJax breaks a display equation at the
+            # width of its column when it typesets (it does not re-break when the layout changes)
+            page = browser.new_page(viewport={"width": PRINT_WIDTH_PX, "height": 1400})
+            page.emulate_media(media="print")
+            page.add_init_script(_ADD_PRINT_CSS % json.dumps(PRINT_CSS))
             page.goto(f"http://127.0.0.1:{server.server_address[1]}/{root_page}", wait_until="load", timeout=300_000)
             bar.update()
             # wait for MathJax to start (its promise exists), then for it to finish: the promise
@@ -115,12 +157,16 @@ def print_pdf(out: Path = PDF) -> Path:
             errors = page.evaluate("() => document.querySelectorAll('mjx-merror').length")
             if errors:
                 sys.exit(f"build_pdf: MathJax reports {errors} TeX error(s) in the book")
+            if not page.evaluate("() => Boolean(document.getElementById('pdf-print-css'))"):
+                sys.exit("build_pdf: the print styles were not applied before MathJax typeset the book")
+            wide = page.evaluate(_WIDE_EQUATIONS)
+            if wide:
+                sys.exit(f"build_pdf: {len(wide)} display equation(s) run past the printed column: {wide[:5]}")
             bar.update()
-            page.add_style_tag(content=PRINT_CSS)
             # every page of the book (each h1 after the first) starts on a new sheet
             page.evaluate("() => document.querySelectorAll('h1').forEach((h, i) => { if (i > 0) h.style.breakBefore = 'page'; })")
-            page.emulate_media(media="print")
-            page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True,
+            # tagged: the PDF carries the page's structure, and each image its alt text (/Alt)
+            page.pdf(path=str(out), format="A4", print_background=True, prefer_css_page_size=True, tagged=True,
                      display_header_footer=True, header_template="<span></span>",
                      footer_template='<div style="font-size:8px;width:100%;text-align:center">'
                                      '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')

@@ -8,11 +8,15 @@
 - The References page's entries carry the deprecated ARIA role ``doc-biblioentry`` inside a
   ``role="list"`` (docutils' HTML writer), which leaves the list with no item (axe-core rule
   ``aria-required-children``, critical): they become ``role="listitem"``.
-- Every image of a figure gets its caption as alternative text when it has none, or only a
-  file name: a notebook's figure (myst-nb leaves ``alt`` unset, and the HTML writer then writes
-  the image's path) and the Figures page's copies (whose image and caption ``figures-list``
-  puts in a container of class ``captioned-image``). The text is the caption as the page shows
-  it, with its references resolved (so it runs at ``doctree-resolved``).
+- Every image gets alternative text that says what it shows (myst-nb leaves ``alt`` unset, and
+  the HTML writer then writes the image's path): a figure saved by ``lib.plotting.save_figure``
+  carries a short description, which becomes the ``alt`` of the notebook's output of it (read
+  from the output's metadata, ``{"image/png": {"alt": ...}}``, matched to the image by the
+  sha256 myst-nb names its file after) and of its copy on the Figures page (read from the
+  PNG's ``Description`` text chunk). An image with neither gets its caption: a notebook's
+  figure and the Figures page's copies (whose image and caption ``figures-list`` puts in a
+  container of class ``captioned-image``). The caption is taken as the page shows it, with
+  its references resolved (so that runs at ``doctree-resolved``).
 - The tables pandas prints leave header cells empty (axe-core rule ``empty-table-header``,
   minor): the corner over an unnamed index gets a name a screen reader reads, "row label"
   (visually hidden), and the other empty header cells, which label nothing (fillers beside
@@ -26,8 +30,12 @@ or critical violation.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
+import json
 import re
+from pathlib import Path
 from typing import Any
 
 from bs4 import BeautifulSoup
@@ -117,6 +125,51 @@ def _captioned(doctree: nodes.document) -> list[tuple[nodes.Element, nodes.Eleme
     return pairs
 
 
+def output_descriptions(notebook: dict[str, Any]) -> dict[str, str]:
+    """sha256 of each PNG output of ``notebook`` (JSON) that carries a description -> the description."""
+    found: dict[str, str] = {}
+    for cell in notebook.get("cells", []):
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get("image/png")
+            alt = output.get("metadata", {}).get("image/png", {}).get("alt")
+            if data and isinstance(alt, str) and alt.strip():
+                raw = base64.b64decode("".join(data) if isinstance(data, list) else data)
+                found[hashlib.sha256(raw).hexdigest()] = " ".join(alt.split())
+    return found
+
+
+def png_description(path: Path) -> str | None:
+    """The ``Description`` text chunk of the PNG at ``path`` (None if it has none or is no PNG)."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as image:
+            text = getattr(image, "text", {}).get("Description")
+    except (OSError, UnidentifiedImageError):
+        return None
+    return " ".join(text.split()) if isinstance(text, str) and text.strip() else None
+
+
+def describe_images(app: Any, doctree: nodes.document) -> None:
+    """Set each image's alternative text to the description its figure was saved with, if any.
+
+    Runs as each page is read (``doctree-read``), on the page's own notebook, so the stored
+    doctree carries it into every builder (the single page the PDF is printed from assembles
+    the pages' doctrees and resolves them once, as one)."""
+    source = Path(app.env.doc2path(app.env.docname))
+    described: dict[str, str] = {}
+    if source.suffix == ".ipynb" and source.is_file():
+        described = output_descriptions(json.loads(source.read_text(encoding="utf-8")))
+    for image in doctree.findall(nodes.image):
+        uri = image.get("candidates", {}).get("*") or image.get("uri", "")
+        path = Path(app.srcdir) / uri.lstrip("/")
+        text = described.get(path.stem)
+        if text is None and path.suffix.lower() == ".png" and path.is_file():
+            text = png_description(path)
+        if text and is_file_name(image.get("alt", "")):
+            image["alt"] = text
+
+
 def describe_figures(app: Any, doctree: nodes.document, docname: str) -> None:
     """Set the alternative text of each captioned image to its caption, where it has none (or a file name)."""
     for box, caption in _captioned(doctree):
@@ -143,6 +196,8 @@ def setup(app: Any) -> dict[str, Any]:
     # after pydata-sphinx-theme puts generate_toctree_html in the context (default priority 500)
     app.connect("html-page-context", _wrap_toctree, priority=900)
     app.connect("html-page-context", _fix_body)
+    # the description a figure was saved with; its caption where it has none
+    app.connect("doctree-read", describe_images)
     app.connect("doctree-resolved", describe_figures)
     app.add_js_file("accessibility.js", loading_method="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

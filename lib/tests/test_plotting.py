@@ -58,7 +58,7 @@ def test_saved_canvas_is_on_the_grid(tmp_path, monkeypatch):
     fig, ax = plt.subplots(figsize=(3, 2))
     ax.plot(np.linspace(0, 1, 7), plotting.denoise(np.linspace(0, 1, 7) ** 2 / 3))
     ax.set_title("canvas")
-    plotting.save_figure(fig, "grid-check")
+    plotting.save_figure(fig, "grid-check", description="A rising curve, to check the canvas.")
     plt.close(fig)
     head = (tmp_path / "grid-check.svg").read_text()[:600]
     width, height = (float(v) for v in re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', head).groups())
@@ -127,8 +127,107 @@ def test_saving_a_png_leaves_the_figure_its_canvas(tmp_path, monkeypatch):
     ax.scatter([0.1, 0.5], [0.2, 0.4])
     ax.imshow(np.arange(6.0).reshape(2, 3), extent=(0, 1, 0, 1))
     canvas = fig.canvas
-    plotting.save_figure(fig, "canvas-kept")
+    plotting.save_figure(fig, "canvas-kept", description="Two dots over a small image.")
     assert fig.canvas is canvas
     image = plt.imread(tmp_path / "canvas-kept.png")
     assert image.shape[2] == 4 and image[..., :3].std() > 0   # something was drawn
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ descriptions (alternative text)
+import base64  # noqa: E402
+import html  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from PIL import Image  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_figure_saved_without_a_description_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    with pytest.raises(TypeError, match="description"):
+        plotting.save_figure(fig, "no-description")  # type: ignore[call-arg]
+    for bad in (None, "", "   ", "no-description.png", "../_images/985c2f9e.png", "fig-coal-cost", "x " * 250):
+        with pytest.raises(ValueError, match="description"):
+            plotting.save_figure(fig, "no-description", description=bad)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []   # refused before anything was written
+    assert not hasattr(fig, plotting.DESCRIPTION_ATTR)
+    plt.close(fig)
+
+
+def test_the_description_is_stored_in_both_files_reproducibly(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [1, 0])
+    text = "A line falling from 1 to 0 − the  whole\nway."
+    plotting.save_figure(fig, "described", description=text)
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    with Image.open(tmp_path / "described.png") as png:
+        assert png.text == {"Title": "described", "Description": "A line falling from 1 to 0 − the whole way."}
+    svg = (tmp_path / "described.svg").read_text(encoding="utf-8")
+    assert "<title>A line falling from 1 to 0 − the whole way.</title>" in svg
+    assert "<dc:description>A line falling from 1 to 0 − the whole way.</dc:description>" in svg
+    assert getattr(fig, plotting.DESCRIPTION_ATTR) == "A line falling from 1 to 0 − the whole way."
+    plotting.save_figure(fig, "described", description=text)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == first   # no date, no random id
+    plt.close(fig)
+
+
+def test_a_described_figure_is_shown_with_its_description():
+    from IPython.core.formatters import PNGFormatter
+
+    formatter = PNGFormatter()
+    formatter.for_type(plt.Figure, lambda fig: "PNG-BYTES")   # stands for the inline backend's printer
+    assert plotting.describe_display(formatter) and plotting.describe_display(formatter)   # wrapped once
+    described, plain = plt.figure(), plt.figure()
+    setattr(described, plotting.DESCRIPTION_ATTR, "A described figure.")
+    assert formatter(described) == ("PNG-BYTES", {"alt": "A described figure."})
+    assert formatter(plain) == "PNG-BYTES"
+    assert not plotting.describe_display(PNGFormatter())   # no figure printer registered: nothing to wrap
+    plt.close(described)
+    plt.close(plain)
+
+
+_SAVE = re.compile(r"save_figure\(\s*\w+,\s*\"(?P<name>[^\"]+)\"")
+
+
+def _figure_outputs() -> dict[str, list[dict]]:
+    """figure name -> the image/png outputs of the notebook cell that saves it."""
+    found: dict[str, list[dict]] = {}
+    for path in sorted((REPO / "notebooks").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            for match in _SAVE.finditer("".join(cell["source"])):
+                found[match["name"]] = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+    return found
+
+
+def test_every_figure_of_the_book_is_described():
+    """Each figure file carries a description, and the notebook's output of the figure the same one."""
+    outputs = _figure_outputs()
+    pngs = sorted(plotting.FIGURE_DIR.glob("*.png"))
+    assert pngs and {p.stem for p in pngs} <= set(outputs)
+    bad = []
+    for png in pngs:
+        with Image.open(png) as image:
+            text = image.text.get("Description")
+        try:
+            plotting.check_description(text)
+        except ValueError as error:
+            bad.append(f"{png.name}: {error}")
+            continue
+        title = re.search(r"<title>(.*?)</title>", png.with_suffix(".svg").read_text(encoding="utf-8"), re.S)
+        if title is None or html.unescape(title[1]) != text:
+            bad.append(f"{png.stem}.svg: its title is not the PNG's description")
+        shown = outputs[png.stem]
+        if len(shown) != 1 or shown[0].get("metadata", {}).get("image/png", {}).get("alt") != text:
+            bad.append(f"{png.stem}: the notebook shows it {len(shown)} time(s), not once with its description as alt")
+        elif not base64.b64decode("".join(shown[0]["data"]["image/png"])):
+            bad.append(f"{png.stem}: empty output")
+    assert not bad, bad
