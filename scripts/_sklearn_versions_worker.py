@@ -38,6 +38,11 @@ def setups() -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     out["digits-4"] = (pca.transform(X_tr), y_tr, pca.transform(X_te))
     X10 = scale(digits.data.astype(float))
     X_tr, X_te, y_tr, _ = train_test_split(X10, digits.target, test_size=0.2, random_state=0)
+    # The authors' call, unseeded: scikit-learn 1.3's "auto" solver is then randomized and draws
+    # from numpy's global generator, so their digits-10 projection changed from run to run. The
+    # global generator is seeded here (the call stays theirs) so that this file comes out the same
+    # on every run; scikit-learn 1.5 and later pick an exact solver, which draws nothing.
+    np.random.seed(0)
     pca = PCA(n_components=6).fit(X_tr)
     out["digits-10"] = (pca.transform(X_tr), y_tr, pca.transform(X_te))
     # the same with PCA's solver fixed: scikit-learn 1.3's "auto" picks a randomized, unseeded

@@ -10,6 +10,12 @@ this script with :data:`PINS`).  It stores every calibrated probability of every
 each calibration seed, and their difference between the two versions, in
 ``data/derived/comp-sklearn-versions.csv``.
 
+The authors' ten-class set-up fits ``PCA(n_components=6)`` unseeded; scikit-learn 1.3 picks a
+randomized solver for it, which draws from numpy's global generator. The worker keeps their call
+and seeds that generator just before it (``np.random.seed(0)``), so that the file holds one draw
+of their PCA that is the same on every run (it changed from run to run before); the book's
+release picks an exact solver, which draws nothing.
+
     python scripts/sklearn_versions.py               # builds the side environment the first time
     python scripts/sklearn_versions.py --force       # recompute both sides
 """

@@ -112,14 +112,45 @@ def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_p
     table = rg.cost_table(check, {"nb-table1-cv/twonorm": {"status": "regenerated", "cpu_seconds": 60.0}})
     row = next(line for line in table.splitlines() if line.startswith("| `nb-table1-cv` |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1:3] == ["11", "11"]                      # ten data sets and the gather step, a file each
-    assert cells[4:7] == ["3", "180", "90"]                # three measured, their sum, the longest
-    assert cells[7] == "1 differs, 1 identical"
-    assert cells[8] == "9 units"                           # the units --check has not run
-    assert "Measured: 3 of" in table and "0.05 CPU-hours" in table
+    assert cells[1:4] == ["11", "11", "2"]                 # ten data sets and the gather step; two in CI's set
+    assert cells[5:8] == ["3", "180", "90"]                # three measured, their sum, the longest
+    assert cells[8] == "1 differs, 1 identical"
+    assert cells[9] == "2: crx, adult"                     # the units --check has run, and those it has not
+    assert cells[10] == "9: every unit but the 2 checked"
+    assert "Measured (" in table and ": 3 of" in table and "0.05 CPU-hours" in table
+    # every registered result has its row, a result never run included, and says so
+    for name in {rg.family(res) for res in rg.REGISTRY}:
+        assert f"| `{name}` |" in table, name
+    estimators = next(line for line in table.splitlines() if line.startswith("| `benchmark-estimators` |"))
+    assert "never run by this tool" in estimators
+    assert "`benchmark-estimators`" in table.splitlines()[-1]   # named among the units not in the sums
     readme = tmp_path / "README.md"
     readme.write_text(f"before\n{rg.COSTS_BEGIN}\nold\n{rg.COSTS_END}\nafter\n")
     rg.write_costs(readme, check)
     text = readme.read_text()
     assert text.startswith("before\n") and text.endswith("after\n") and "old" not in text
     assert "| `nb-table1-cv` | 11 | 11 |" in text
+
+
+def test_the_record_merges_sessions_and_keeps_no_machine_path() -> None:
+    record = {"check": {"a": {"status": "identical", "cpu_seconds": 1.0, "finished": "2026-01-01T00:00:00Z"},
+                        "b": {"status": "differs", "cpu_seconds": 2.0, "finished": "2026-01-02T00:00:00Z"}}}
+    state = {"b": {"status": "failed", "detail": "exit code 1; see /tmp/x/logs/b.log", "cpu_seconds": 3.0,
+                   "finished": "2026-01-01T00:00:00Z"},            # older than the recorded run: ignored
+             "c": {"status": "failed", "detail": "exit code 2; see /tmp/x/logs/c.log", "cpu_seconds": 4.0,
+                   "finished": "2026-01-03T00:00:00Z", "files": 1}}
+    merged = rg.merge_record(record, state)
+    assert merged["check"]["a"]["status"] == "identical"       # a result of an earlier session is kept
+    assert merged["check"]["b"]["status"] == "differs"
+    assert merged["check"]["c"] == {"status": "failed", "detail": "exit code 2", "cpu_seconds": 4.0,
+                                    "finished": "2026-01-03T00:00:00Z"}
+    assert merged["regenerate"] == {}
+
+
+def test_every_ci_run_checks_at_least_60_percent_of_the_stored_files() -> None:
+    cov = rg.coverage()
+    stored = [f for f in rg._stored(REPO_ROOT) if not rg._not_result(f)]
+    assert cov.files == len(stored)
+    assert cov.notebooks == sum(len(r.outputs) for r in rg.REGISTRY if r.kind == "notebook")
+    assert cov.fraction >= 0.60, str(cov)
+    assert f"{cov.checked} of {cov.files} stored files" in str(cov)
