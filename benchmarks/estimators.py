@@ -49,7 +49,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from lib import shapley
+from lib import permutation_sampling, shapley
 from timing import quiet_libraries
 
 BUDGETS = (500, 1500, 5000, 15000, 50000)
@@ -106,7 +106,17 @@ def _estimators(shap, shapiq):
         return np.asarray(explainer.shap_values(x, nsamples=max(2 * x.shape[1], budget // 2),
                                                 silent=True)).reshape(-1)
 
+    def antithetic(q):
+        def run(f, x, bg, budget, seed):
+            d, m = x.shape[1], len(bg)
+            qq = q
+            pairs = permutation_sampling.pairs_for_budget(budget, d, m=m, background_per_pair=qq)
+            return permutation_sampling.antithetic_shapley(f, x, bg, n_pairs=pairs, rng=np.random.default_rng(seed),
+                                                           background_per_pair=qq).values[0]
+        return run
+
     out = {
+        "book antithetic": antithetic(1),
         "book uniform": book("uniform", 0.0),
         "book Algorithm 2": book("variance", 0.0),
         "book Algorithm 2 (prior 4)": book("variance", 4.0),
