@@ -21,6 +21,11 @@ at the same number of model rows:
 
 * each walk costs ``d - 1`` new rows and yields one marginal contribution for each of the
   ``d`` features, about ``2 d / (d - 1)`` times as many samples per feature;
+* a step that switches a feature on which ``x`` and ``b`` agree leaves the row unchanged: it is
+  not evaluated again (its contribution is 0), and a row equal to ``x`` is not evaluated
+  either (``f(x)`` is known); on discretised or categorical data, where ``x`` and a background
+  row agree on many features, a walk costs ``D - 1`` rows, ``D`` the number of features on
+  which they differ (shap's ``PermutationExplainer`` saves the same rows);
 * a walk's contributions add up to ``f(x) - f(b)`` (they telescope), so the estimate is
   efficient up to the background rows' sampling, and exactly efficient once every background
   row has served equally often (``n_pairs * background_per_pair`` a multiple of ``m``);
@@ -43,24 +48,38 @@ import pandas as pd
 
 from lib.shapley import ShapleyResult, check_inputs, mix_rows
 
-__all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget"]
+__all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget", "walk_rows"]
 
 
 def antithetic_rows(n_pairs: int, d: int, *, n: int = 1, m: int = 1, background_per_pair: int = 1) -> int:
-    """Model rows :func:`antithetic_shapley` evaluates: ``2 n q n_pairs (d - 1) + n + m``.
+    """Model rows :func:`antithetic_shapley` evaluates when ``x`` and the background rows differ
+    on every feature (continuous data): ``2 n q n_pairs (d - 1) + n + m``.
 
     Two walks per pair, ``d - 1`` intermediate rows per walk and per background row
     (``q = background_per_pair``); ``f(x)`` once per explained row and ``f(b)`` once per
-    background row (the base value, exact).
+    background row (the base value, exact).  Where they agree on some features, fewer
+    (:func:`walk_rows`).
     """
     if n_pairs < 1 or d < 1 or n < 1 or m < 1 or background_per_pair < 1:
         raise ValueError("n_pairs, d, n, m and background_per_pair must all be >= 1")
     return 2 * n * background_per_pair * n_pairs * (d - 1) + n + m
 
 
+def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
+    """New model rows of one walk from ``b`` to ``x`` that differ on ``D`` features: ``max(D - 1, 0)``.
+
+    The walk's row changes only when a differing feature is switched; its ``D + 1`` distinct
+    states include ``b`` and ``x`` themselves, whose values are known.
+    """
+    D = np.asarray(n_differing)
+    if np.any(D < 0):
+        raise ValueError("the number of differing features must be >= 0")
+    return np.maximum(D - 1, 0)
+
+
 def pairs_for_budget(budget: int, d: int, *, m: int = 1, background_per_pair: int = 1) -> int:
     """The largest ``n_pairs`` whose cost for one explained row stays within ``budget`` rows
-    (at least 1): the inverse of :func:`antithetic_rows`."""
+    (at least 1) when every step needs a row: the inverse of :func:`antithetic_rows`."""
     if budget < 1 or d < 1 or m < 1 or background_per_pair < 1:
         raise ValueError("budget, d, m and background_per_pair must all be >= 1")
     per_pair = 2 * background_per_pair * max(d - 1, 0)
@@ -88,12 +107,33 @@ def _hybrid(X, background, inst: np.ndarray, bg: np.ndarray, keep: np.ndarray):
     return np.where(keep, X[inst], background[bg])
 
 
+def _differ(X, background) -> np.ndarray:
+    """``(n, m, d)``: where explained row ``i`` and background row ``b`` differ (NaN differs)."""
+    if isinstance(X, pd.DataFrame):
+        cols = []
+        for c in X.columns:
+            a, b = X[c], background[c]
+            if isinstance(a.dtype, pd.CategoricalDtype):
+                av, bv = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
+                cols.append((av[:, None] != bv[None, :]) | (av[:, None] < 0))
+            else:
+                av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
+                eq = av[:, None] == bv[None, :]
+                cols.append(~(eq.astype(bool)) | pd.isna(a).to_numpy()[:, None])
+        return np.stack(cols, axis=-1)
+    out = X[:, None, :] != background[None, :, :]
+    if X.dtype.kind in "fc":
+        out |= np.isnan(X)[:, None, :]
+    return out
+
+
 def antithetic_shapley(
     f,
     X,
     background,
     *,
-    n_pairs: int,
+    n_pairs: int | None = None,
+    max_rows: int | None = None,
     rng: np.random.Generator,
     background_per_pair: int = 1,
     max_rows_per_call: int = 2**16,
@@ -105,95 +145,114 @@ def antithetic_shapley(
 
     Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
-    For each explained row, ``n_pairs`` random orderings ``π`` of the features; each is
-    walked forwards (``π``) and backwards (its reverse) against ``background_per_pair``
-    background rows drawn without replacement from a shuffled, cycled background
-    (stratified).  A walk from background row ``b`` to ``x`` records, for the feature added
-    at each step, the model's change ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})``; the
-    estimate of ``φ_i`` is the mean over all walks.  Mitchell et al. (2022), "Sampling
-    permutations for Shapley value estimation", JMLR 23(43): antithetic sampling, their
-    §4; the walk is Castro et al. (2009).  See the module docstring.
+    For each explained row, random orderings ``π`` of the features; each is walked forwards
+    (``π``) and backwards (its reverse) against ``background_per_pair`` background rows drawn
+    without replacement from a shuffled, cycled background (stratified).  A walk from
+    background row ``b`` to ``x`` records, for the feature added at each step, the model's
+    change ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})``; the estimate of ``φ_i`` is the mean
+    over all walks.  Mitchell et al. (2022), "Sampling permutations for Shapley value
+    estimation", JMLR 23(43): antithetic sampling, their §4; the walk is Castro et al.
+    (2009).  See the module docstring.
 
-    Cost: exactly :func:`antithetic_rows` ``(n_pairs, d, n=n, m=m, background_per_pair)``
-    model rows (:class:`lib.shapley.CountingModel` counts them), in calls of at most about
-    ``max_rows_per_call`` rows.
+    The budget: exactly one of ``n_pairs`` (orderings per explained row) and ``max_rows``
+    (model rows per explained row, counting ``f(x)`` and the ``m`` background rows as if the
+    row were explained alone: pairs are taken, in their random order, while the rows they need
+    fit; at least one pair, at most ``(max_rows - 1 - m) // 2``).  Rows that a walk leaves unchanged (``x`` and ``b`` agree on the
+    feature switched) are not evaluated: :func:`walk_rows`.  With continuous data the cost is
+    :func:`antithetic_rows`; :class:`lib.shapley.CountingModel` counts it in any case.  Calls
+    hold at most about ``max_rows_per_call`` rows.
 
     Returns
     -------
     ShapleyResult
-        ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the
-        ``n_pairs`` pair means divided by ``n_pairs`` (zero with a single pair: no estimate);
-        ``n_samples``: ``2 * n_pairs * background_per_pair`` walks per feature; base values
-        exact (the mean of ``f`` over the whole background).
+        ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the pair
+        means divided by their number (zero with a single pair: no estimate); ``n_samples``:
+        ``2 * pairs * background_per_pair`` walks per feature; base values exact (the mean of
+        ``f`` over the whole background).
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
-    if isinstance(n_pairs, bool) or not isinstance(n_pairs, (int, np.integer)) or n_pairs < 1:
-        raise ValueError(f"n_pairs must be an integer >= 1, got {n_pairs!r}")
-    if (isinstance(background_per_pair, bool) or not isinstance(background_per_pair, (int, np.integer))
-            or background_per_pair < 1):
-        raise ValueError(f"background_per_pair must be an integer >= 1, got {background_per_pair!r}")
+    if (n_pairs is None) == (max_rows is None):
+        raise ValueError("give exactly one of n_pairs (orderings per row) and max_rows (model rows per row)")
+    for name, value in (("n_pairs", n_pairs), ("max_rows", max_rows), ("background_per_pair", background_per_pair)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")
     X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     m = background.shape[0]
     q = int(background_per_pair)
-    P = int(n_pairs)
 
     outputs = _check_output(f(X), n)
     f_bg = _check_output(f(background), m)
     if f_bg.shape[1:] != outputs.shape[1:]:
         raise ValueError("the model returned a different number of outputs between calls")
     k_shape = outputs.shape[1:]
+    kx = (None,) * len(k_shape)
 
-    # Random orderings as ranks: rank[i, t, j] = position of feature j in ordering t of row i.
-    ranks = np.argsort(np.argsort(rng.random((n, P, d)), axis=-1), axis=-1)
+    # the most pairs a row can take: n_pairs, or (max_rows) one per two rows of the budget, and
+    # no more than one pass through the background when every walk is free
+    P = int(n_pairs) if n_pairs is not None else max(1, (int(max_rows) - 1 - m) // 2)
+    differ_ib = _differ(X, background)                                      # (n, m, d)
+    if n_pairs is None and not walk_rows(differ_ib.sum(axis=2)).any():
+        P = min(P, -(-m // q))  # every walk is free: one pass through the background is exact
+    # Random orderings: perm[i, t] lists the features in order; rank[i, t, j] = position of j.
+    perm = np.argsort(rng.random((n, P, d)), axis=-1)
     # Stratified background rows: a fresh shuffle of the background, cycled, per explained row.
     reps = -(-P * q // m)
-    order = np.stack([np.concatenate([rng.permutation(m) for _ in range(reps)])[: P * q] for _ in range(n)])
-    bg_idx = order.reshape(n, P, q)
-
-    steps = np.arange(1, d)  # coalition sizes strictly between empty and full
-    per_pair_rows = 2 * q * (d - 1)
-    pairs_per_call = max(1, max_rows_per_call // max(per_pair_rows, 1))
-    # walks[i, t, s, w, p]: model value after p features of walk w (0 forward, 1 backward)
-    walks = np.empty((n, P, q, 2, d + 1) + k_shape)
-    walks[:, :, :, :, 0] = f_bg[bg_idx][:, :, :, None]
-    walks[:, :, :, :, d] = outputs[:, None, None, None]
-    if d > 1:
-        flat_pairs = n * P
-        for start in range(0, flat_pairs, pairs_per_call):
-            stop = min(flat_pairs, start + pairs_per_call)
-            i_idx, t_idx = np.divmod(np.arange(start, stop), P)
-            r = ranks[i_idx, t_idx]                                        # (c, d)
-            fwd = r[:, None, :] < steps[None, :, None]                     # (c, d-1, d): first p in π
-            bwd = r[:, None, :] >= (d - steps)[None, :, None]              # last p in π
-            keep = np.stack([fwd, bwd], axis=1)                            # (c, 2, d-1, d)
-            c = len(i_idx)
-            keep = np.broadcast_to(keep[:, None], (c, q, 2, d - 1, d)).reshape(-1, d)
-            inst = np.repeat(i_idx, q * 2 * (d - 1))
-            bg = np.repeat(bg_idx[i_idx, t_idx].reshape(-1), 2 * (d - 1))
-            out = _check_output(f(_hybrid(X, background, inst, bg, keep)), len(inst))
-            if out.shape[1:] != k_shape:
-                raise ValueError("the model returned a different number of outputs between calls")
-            walks[i_idx, t_idx, :, :, 1:d] = out.reshape((c, q, 2, d - 1) + k_shape)
-    steps_gain = np.diff(walks, axis=4)                                    # (n, P, q, 2, d, ...)
-    # Forward walk: step p adds the feature of rank p; backward: step p adds rank d-1-p.
-    pos_fwd = ranks
-    pos_bwd = d - 1 - ranks
-    idx_f = np.broadcast_to(pos_fwd[:, :, None, :][(...,) + (None,) * len(k_shape)],
-                            (n, P, q, d) + k_shape)
-    idx_b = np.broadcast_to(pos_bwd[:, :, None, :][(...,) + (None,) * len(k_shape)],
-                            (n, P, q, d) + k_shape)
-    contrib_f = np.take_along_axis(steps_gain[:, :, :, 0], idx_f, axis=3)  # by feature
-    contrib_b = np.take_along_axis(steps_gain[:, :, :, 1], idx_b, axis=3)
-    pair_means = (contrib_f + contrib_b).mean(axis=2) / 2.0               # (n, P, d, ...)
-    values = pair_means.mean(axis=1)
-    if P > 1:
-        variances = pair_means.var(axis=1, ddof=1) / P
+    bg_idx = np.stack([np.concatenate([rng.permutation(m) for _ in range(reps)])[: P * q]
+                       for _ in range(n)]).reshape(n, P, q)
+    differ = differ_ib[np.arange(n)[:, None, None], bg_idx]                # (n, P, q, d)
+    cost = 2 * walk_rows(differ.sum(axis=-1)).sum(axis=-1)                 # (n, P) rows per pair
+    if max_rows is not None:
+        taken = np.maximum(1, (np.cumsum(cost, axis=1) <= max_rows - 1 - m).sum(axis=1))
     else:
-        variances = np.zeros_like(values)
+        taken = np.full(n, P)
+    valid = np.arange(P)[None, :] < taken[:, None]                          # (n, P)
+
+    # the two walks: order[..., w, p] = feature switched at step p + 1 of walk w
+    order = np.stack([perm, perm[..., ::-1]], axis=2)                       # (n, P, 2, d)
+    rank = np.argsort(order, axis=-1)                                      # position of each feature
+    dord = np.take_along_axis(differ[:, :, :, None, :],
+                              np.broadcast_to(order[:, :, None], (n, P, q, 2, d)), axis=-1)  # (n,P,q,2,d)
+    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off after step
+    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0) & valid[:, :, None, None, None]
+    ii, tt, ss, ww, pp = np.nonzero(need)                                  # pp + 1 = features switched
+    evaluated = np.empty((len(ii),) + k_shape)
+    for start in range(0, len(ii), max_rows_per_call):
+        sl = slice(start, start + max_rows_per_call)
+        keep = rank[ii[sl], tt[sl], ww[sl]] <= pp[sl, None]
+        rows = _hybrid(X, background, ii[sl], bg_idx[ii[sl], tt[sl], ss[sl]], keep)
+        out = _check_output(f(rows), len(keep))
+        if out.shape[1:] != k_shape:
+            raise ValueError("the model returned a different number of outputs between calls")
+        evaluated[sl] = out
+    # the value after each step: evaluated where needed; f(x) once no differing feature is left;
+    # else the previous value (f(b) before the first differing feature)
+    vals = np.empty((n, P, q, 2, d + 1) + k_shape)
+    vals[:, :, :, :, 0] = f_bg[bg_idx][:, :, :, None]
+    step_val = np.zeros((n, P, q, 2, d - 1) + k_shape) if d > 1 else None
+    if d > 1:
+        step_val[ii, tt, ss, ww, pp] = evaluated
+    fx = outputs[:, None, None, None]
+    for p in range(1, d + 1):
+        done = (remaining[..., p - 1] == 0)[(...,) + kx]
+        if p < d:
+            here = need[..., p - 1][(...,) + kx]
+            vals[:, :, :, :, p] = np.where(here, step_val[:, :, :, :, p - 1],
+                                           np.where(done, fx, vals[:, :, :, :, p - 1]))
+        else:
+            vals[:, :, :, :, p] = fx
+    gain = np.diff(vals, axis=4)                                           # by step
+    idx = np.broadcast_to(rank[:, :, None][(...,) + kx], (n, P, q, 2, d) + k_shape)
+    contrib = np.take_along_axis(gain, idx, axis=4)                        # by feature
+    pair_means = contrib.mean(axis=(2, 3))                                 # (n, P, d, ...)
+    w = valid[(...,) + (None,) * (1 + len(k_shape))]
+    cnt = taken[(slice(None),) + (None,) * (1 + len(k_shape))].astype(float)
+    values = np.where(w, pair_means, 0.0).sum(axis=1) / cnt
+    dev = np.where(w, pair_means - values[:, None], 0.0)
+    variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
     base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
     names = None
     if feature_names is not None:
@@ -210,6 +269,6 @@ def antithetic_shapley(
         feature_names=names,
         output_names=list(output_names) if output_names is not None else None,
         variances=variances,
-        n_samples=np.full((n, d), 2 * P * q, dtype=np.int64),
+        n_samples=np.repeat((2 * q * taken)[:, None], d, axis=1).astype(np.int64),
         method="antithetic-permutation",
     )

@@ -171,3 +171,73 @@ def test_bad_input():
         pairs_for_budget(0, 3)
     with pytest.raises(ValueError, match=">= 1"):
         antithetic_rows(1, 0)
+
+
+def _discrete(seed: int, n: int, d: int, m: int, levels: int = 3):
+    rng = np.random.default_rng(seed)
+    W = rng.normal(size=(d, d))
+    return _nonlinear(W), rng.integers(0, levels, size=(n, d)), rng.integers(0, levels, size=(m, d))
+
+
+def test_unbiased_on_discrete_data_where_rows_are_skipped():
+    """x and the background rows agree on some features: unchanged rows are not evaluated,
+    and the estimate is still unbiased."""
+    f, x, bg = _discrete(11, 1, 5, 4)
+    exact = sh.exact_shapley(f, x, bg).values[0]
+    reps = 4000
+    est = antithetic_shapley(f, np.repeat(x, reps, axis=0), bg, n_pairs=1, rng=np.random.default_rng(1)).values
+    mean, se = est.mean(axis=0), est.std(axis=0, ddof=1) / np.sqrt(reps)
+    assert np.all(np.abs(mean - exact) < 4 * se + 1e-12), (mean, exact, se)
+
+
+def test_cost_on_discrete_data_counted_by_an_independent_count():
+    f, X, bg = _discrete(4, 3, 6, 5)
+    counted = sh.CountingModel(f)
+    rng = np.random.default_rng(9)
+    pairs = 7
+    antithetic_shapley(counted, X, bg, n_pairs=pairs, rng=rng)
+    # replay the draws: the walks' background rows; a walk costs (features where x and b differ) - 1
+    rng = np.random.default_rng(9)
+    rng.random((3, pairs, 6))
+    expected = 3 + 5
+    for i in range(3):
+        b = np.concatenate([rng.permutation(5) for _ in range(2)])[:pairs]
+        for j in b:
+            D = int((X[i] != bg[j]).sum())
+            expected += 2 * max(D - 1, 0)
+    assert counted.rows == expected
+    assert expected < antithetic_rows(pairs, 6, n=3, m=5)  # some rows were skipped
+
+
+@pytest.mark.parametrize("budget", [60, 200, 1000])
+def test_max_rows_is_respected(budget):
+    f, x, bg = _discrete(2, 1, 8, 10)
+    counted = sh.CountingModel(f)
+    res = antithetic_shapley(counted, x, bg, max_rows=budget, rng=np.random.default_rng(0))
+    assert counted.rows <= budget
+    assert counted.rows > budget - 2 * 7 * 2 - 1  # one more pair would not have fit (or the cap)
+    assert res.n_samples[0, 0] % 2 == 0
+
+
+def test_exact_once_through_background_when_walks_are_free():
+    """x differs from every background row in at most one feature: no walk needs a row, and
+    one pass through the background gives the exact values."""
+    rng = np.random.default_rng(0)
+    x = np.array([[1, 2, 3, 4]])
+    bg = np.repeat(x, 4, axis=0)
+    bg[np.arange(4), np.arange(4)] = 0
+    f = _nonlinear(rng.normal(size=(4, 4)))
+    counted = sh.CountingModel(f)
+    est = antithetic_shapley(counted, x, bg, max_rows=10_000, rng=rng)
+    assert counted.rows == 1 + 4
+    np.testing.assert_allclose(est.values, sh.exact_shapley(f, x, bg).values, atol=1e-12)
+
+
+def test_budget_arguments():
+    f, x, bg = _discrete(2, 1, 3, 4)
+    with pytest.raises(ValueError, match="exactly one"):
+        antithetic_shapley(f, x, bg, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="exactly one"):
+        antithetic_shapley(f, x, bg, n_pairs=2, max_rows=100, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="max_rows"):
+        antithetic_shapley(f, x, bg, max_rows=0, rng=np.random.default_rng(0))
