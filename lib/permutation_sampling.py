@@ -12,8 +12,8 @@ Each ordering is walked forwards and then backwards (the reversed ordering, the 
 background row): *antithetic* sampling, Mitchell, Cooper, Frank & Holmes (2022), "Sampling
 permutations for Shapley value estimation", JMLR 23(43), §4 and Algorithm 1 with
 ``π`` and its reverse.  The background rows are drawn *stratified*: each explained row goes
-through a fresh shuffle of the background, so after every ``m / background_per_pair``
-pairs each background row has served equally often.
+through a fresh shuffle of the background, cycled, and the walks are averaged per background
+row, then over the background rows, once every row has served.
 
 What that buys, against :func:`lib.shapley.sample_shapley` (Štrumbelj & Kononenko's
 Algorithm 1: one random ordering and one background row for *one* feature, two model rows)
@@ -26,9 +26,10 @@ at the same number of model rows:
   either (``f(x)`` is known); on discretised or categorical data, where ``x`` and a background
   row agree on many features, a walk costs ``D - 1`` rows, ``D`` the number of features on
   which they differ (shap's ``PermutationExplainer`` saves the same rows);
-* a walk's contributions add up to ``f(x) - f(b)`` (they telescope), so the estimate is
-  efficient up to the background rows' sampling, and exactly efficient once every background
-  row has served equally often (``n_pairs * background_per_pair`` a multiple of ``m``);
+* a walk's contributions add up to ``f(x) - f(b)`` (they telescope); the walks are averaged
+  per background row, then over the background rows (post-stratification), so the estimate
+  is exactly efficient as soon as every background row has served once
+  (``n_pairs * background_per_pair >= m``), and exact on an additive game from then on;
 * a pair (``π`` and its reverse) gives each pair of features ``i, j`` the interaction term
   once with ``i`` before ``j`` and once after: on a game with interactions of order at most
   two the pair is exact for its background row (Mitchell et al., 2022, §4.1), and on an
@@ -36,7 +37,10 @@ at the same number of model rows:
 
 The estimate is unbiased for the interventional Shapley value of
 :func:`lib.shapley.exact_shapley` with the same background (each walk, marginally, is a
-uniform ordering and a uniform background row).
+uniform ordering and a uniform background row; a background row's walks have uniform
+orderings whatever their number).  One exception: with ``max_rows`` and a budget below one
+pass through the background, the number of pairs depends on the background rows drawn (their
+cost), and the plain mean over pairs can then be slightly biased.
 """
 
 from __future__ import annotations
@@ -150,7 +154,8 @@ def antithetic_shapley(
     without replacement from a shuffled, cycled background (stratified).  A walk from
     background row ``b`` to ``x`` records, for the feature added at each step, the model's
     change ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})``; the estimate of ``φ_i`` is the mean
-    over all walks.  Mitchell et al. (2022), "Sampling permutations for Shapley value
+    over all walks, post-stratified by background row (the mean over ``b`` of the mean of
+    ``b``'s walks) once the walks of a row have met every background row.  Mitchell et al. (2022), "Sampling permutations for Shapley value
     estimation", JMLR 23(43): antithetic sampling, their §4; the walk is Castro et al.
     (2009).  See the module docstring.
 
@@ -166,7 +171,8 @@ def antithetic_shapley(
     -------
     ShapleyResult
         ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the pair
-        means divided by their number (zero with a single pair: no estimate); ``n_samples``:
+        means divided by their number (that of the plain mean: an upper bound for the
+        post-stratified one when the background rows' games differ) (zero with a single pair: no estimate); ``n_samples``:
         ``2 * pairs * background_per_pair`` walks per feature; base values exact (the mean of
         ``f`` over the whole background).
     """
@@ -247,11 +253,22 @@ def antithetic_shapley(
     gain = np.diff(vals, axis=4)                                           # by step
     idx = np.broadcast_to(rank[:, :, None][(...,) + kx], (n, P, q, 2, d) + k_shape)
     contrib = np.take_along_axis(gain, idx, axis=4)                        # by feature
-    pair_means = contrib.mean(axis=(2, 3))                                 # (n, P, d, ...)
+    walk_means = contrib.mean(axis=3)                                      # (n, P, q, d, ...): both walks
+    pair_means = walk_means.mean(axis=2)                                   # (n, P, d, ...)
     w = valid[(...,) + (None,) * (1 + len(k_shape))]
     cnt = taken[(slice(None),) + (None,) * (1 + len(k_shape))].astype(float)
-    values = np.where(w, pair_means, 0.0).sum(axis=1) / cnt
-    dev = np.where(w, pair_means - values[:, None], 0.0)
+    plain = np.where(w, pair_means, 0.0).sum(axis=1) / cnt
+    # post-stratified by background row: the mean over b of the mean of b's walks, for the rows
+    # whose walks met every background row (then unbiased, exact on additive games, efficient)
+    flat = (np.arange(n)[:, None, None] * m + bg_idx)[np.broadcast_to(valid[:, :, None], bg_idx.shape)]
+    per_b = np.zeros((n * m,) + walk_means.shape[3:])
+    np.add.at(per_b, flat, walk_means[np.broadcast_to(valid[:, :, None], bg_idx.shape)])
+    uses = np.bincount(flat, minlength=n * m).reshape(n, m)
+    covered = (uses > 0).all(axis=1)
+    stratified = (per_b.reshape((n, m) + walk_means.shape[3:])
+                  / np.maximum(uses, 1)[(...,) + (None,) * (1 + len(k_shape))]).mean(axis=1)
+    values = np.where(covered[(...,) + (None,) * (1 + len(k_shape))], stratified, plain)
+    dev = np.where(w, pair_means - plain[:, None], 0.0)
     variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
     base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
     names = None

@@ -59,12 +59,12 @@ def test_converges(small):
     assert e2 < e1 / 2 and e3 < e2 / 2, (e1, e2, e3)
 
 
-def test_efficient_once_every_background_row_served_equally():
+def test_efficient_once_every_background_row_served():
     rng = np.random.default_rng(5)
     d, m = 6, 4
     f = _nonlinear(rng.normal(size=(d, d)))
     X, bg = rng.normal(size=(3, d)), rng.normal(size=(m, d))
-    for pairs, q in [(4, 1), (2, 2), (8, 1), (1, 4)]:
+    for pairs, q in [(4, 1), (2, 2), (8, 1), (1, 4), (5, 1), (3, 3)]:  # every row served once or more
         res = antithetic_shapley(f, X, bg, n_pairs=pairs, rng=np.random.default_rng(pairs), background_per_pair=q)
         np.testing.assert_allclose(res.efficiency_gap(), 0.0, atol=1e-12)
     # with too few pairs to serve every background row the sum misses f(x) - E f(b)
@@ -241,3 +241,19 @@ def test_budget_arguments():
         antithetic_shapley(f, x, bg, n_pairs=2, max_rows=100, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="max_rows"):
         antithetic_shapley(f, x, bg, max_rows=0, rng=np.random.default_rng(0))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.integers(1, 5), st.integers(0, 6), st.integers(0, 2**32 - 1))
+def test_exact_on_additive_games_once_every_background_row_served(d, m, extra, seed):
+    """An additive model: each walk gives its background row's exact values; averaged per
+    background row, then over the rows, the estimate is exact, with any number of pairs >= m."""
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=d)
+
+    def f(Z: np.ndarray) -> np.ndarray:
+        return np.sin(Z) @ a
+
+    X, bg = rng.normal(size=(2, d)), rng.normal(size=(m, d))
+    est = antithetic_shapley(f, X, bg, n_pairs=m + extra, rng=np.random.default_rng(seed)).values
+    np.testing.assert_allclose(est, sh.exact_shapley(f, X, bg).values, atol=1e-9)
