@@ -1,6 +1,6 @@
 """Benchmark: Shapley-value estimators against exact values, error vs number of model rows.
 
-Issue 22, item 1 (a first version).  On games of the book where the exact interventional
+Issue 22, items 1 and 3.  On games of the book where the exact interventional
 Shapley values exist (:func:`lib.shapley.exact_shapley`, the same background), each
 estimator is run at several budgets and seeds; the budget it actually spent is *counted*
 (:class:`lib.shapley.CountingModel`: rows passed to the model, per explained row), never
@@ -13,9 +13,23 @@ Games (built as ``benchmarks/exact_engine.py`` builds them)
     log-odds is a sum of one term per variable), on which every permutation or regression
     estimator is exact at any budget: a check, not a contest;
     ``khiops-nb-adult-proba``: the same model's probability of the positive class (the
-    sigmoid of the log-odds: not additive).
+    sigmoid of the log-odds: not additive);
+    ``hgb-adult-many``: chapter 5's many-attribute Adult (:mod:`lib.experiments.coal_many`:
+    ``HistGradientBoostingClassifier`` with native categories on the 14 attributes' codes,
+    ``P(>50K)``), with chapter 5's coalitional groupings as points (every data-driven method at
+    both alphas: cost in counted model rows, error against the exact complete influence);
+    ``svc-iris-ilr``: chapter 2's RBF SVM on iris (``scripts/comp_estimation.py``), its three
+    flowers of :data:`IRIS_ROWS` against 50 background rows, seen in ILR coordinates (a 2-output
+    game; the book's samplers there are ``sample_shapley_compositions``, which *is*
+    ``sample_shapley`` on ``ilr ∘ f``; error: Aitchison distance).  With ``d = 4`` the exact
+    values cost ``2^4 * 50 = 800`` rows: above that budget an estimator that enumerates the
+    coalitions (shap Kernel, shapiq's regressions) is exact, as it should be.
+    The last two run ``--new-game-seeds`` seeds (5 by default) to keep the run near 30 minutes.
 
 Estimators (every one sees the same model, explained rows and background rows)
+    ``book antithetic``: :func:`lib.permutation_sampling.antithetic_shapley`, the book's
+    default past exact (antithetic permutations, Mitchell et al. 2022), given the budget as
+    ``max_rows``;
     ``book uniform`` / ``book Algorithm 2`` / ``book Algorithm 2 (prior 4)``:
     :func:`lib.shapley.sample_shapley` (Štrumbelj & Kononenko's Algorithms 1 and 2; the
     book's ``prior_samples`` fix), two model rows per sample;
@@ -34,7 +48,8 @@ Error
     explained row; each estimator's own parameter is set from it (e.g. ``nsamples =
     budget // m`` for a method that pays ``m`` rows per coalition).
 
-    python benchmarks/estimators.py --rows 1 --seeds 10 --out data/derived/benchmark-estimators.csv
+    pip install -r requirements-bench.txt   # shapiq
+    nice -n 10 python benchmarks/estimators.py --rows 1 --seeds 10 --out data/derived/benchmark-estimators.csv
 """
 
 from __future__ import annotations
