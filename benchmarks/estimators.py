@@ -327,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     quiet_libraries()
     from threadpoolctl import threadpool_limits
 
-    with threadpool_limits(limits=1, user_api="blas"):
+    with threadpool_limits(limits=1):  # BLAS and OpenMP (HistGradientBoosting): one thread
         _, summary = run(args.games, args.budgets, args.seeds, args.rows, args.background, args.seed,
                          args.estimators, args.new_game_seeds)
     print(f"# estimators benchmark — python {platform.python_version()}, {os.cpu_count()} cores; "
