@@ -45,7 +45,8 @@ cost), and the plain mean over pairs can then be slightly biased.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -104,14 +105,15 @@ def _check_output(out: np.ndarray, n_rows: int) -> np.ndarray:
     return out
 
 
-def _hybrid(X, background, inst: np.ndarray, bg: np.ndarray, keep: np.ndarray):
+def _hybrid(X: np.ndarray | pd.DataFrame, background: np.ndarray | pd.DataFrame, inst: np.ndarray,
+            bg: np.ndarray, keep: np.ndarray) -> np.ndarray | pd.DataFrame:
     """Row ``r`` takes ``X[inst[r]]`` where ``keep[r]`` and ``background[bg[r]]`` elsewhere."""
     if isinstance(X, pd.DataFrame):
         return mix_rows(X.iloc[inst].reset_index(drop=True), background.iloc[bg].reset_index(drop=True), keep)
     return np.where(keep, X[inst], background[bg])
 
 
-def _differ(X, background) -> np.ndarray:
+def _differ(X: np.ndarray | pd.DataFrame, background: np.ndarray | pd.DataFrame) -> np.ndarray:
     """``(n, m, d)``: where explained row ``i`` and background row ``b`` differ (NaN differs)."""
     if isinstance(X, pd.DataFrame):
         cols = []
@@ -132,9 +134,9 @@ def _differ(X, background) -> np.ndarray:
 
 
 def antithetic_shapley(
-    f,
-    X,
-    background,
+    f: Callable[[Any], Any],
+    X: np.ndarray | pd.DataFrame | np.typing.ArrayLike,
+    background: np.ndarray | pd.DataFrame | np.typing.ArrayLike,
     *,
     n_pairs: int | None = None,
     max_rows: int | None = None,
