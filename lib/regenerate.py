@@ -240,7 +240,7 @@ def _registry() -> tuple[Result, ...]:
                     note="the shapiq columns need requirements-bench.txt"))
     r.append(Result("benchmark-estimators", ("benchmarks/estimators.py", "--rows", "1", "--seeds", "10", "--out",
                                               "data/derived/benchmark-estimators.csv"),
-                    ("benchmark-estimators.csv",), ("twonorm", "adult"),
+                    ("benchmark-estimators.csv",), ("twonorm", "adult", "iris"),
                     note="errors of seeded estimators (no timing column); shapiq from requirements-bench.txt"))
     r.append(Result("benchmark-nb-speed", ("benchmarks/nb_speed.py", "--repeats", "50", "--kernel-rows", "3",
                                            "--khiops-repeats", "3", "--out", "data/derived/benchmark-nb-speed.csv"),
@@ -261,6 +261,8 @@ def _registry() -> tuple[Result, ...]:
     nbk = "notebooks/"
     r += [
         _nb(nbk + "00-foundations/02-data.ipynb", ["found-nb-table1-data.csv", "found-nb-table1-errata.csv"]),
+        _nb(nbk + "00-foundations/03-estimators.ipynb", ["found-estimators-claims.csv", "found-estimators-coal-claims.csv"],
+            ["benchmark-estimators.csv"], after=["benchmark-estimators"]),
         _nb(nbk + "01-naive-bayes/02-woe-vs-shapley.ipynb", ["nb-table2.csv", "nb-table2-top5.csv"]),
         _nb(nbk + "01-naive-bayes/03-kernelshap.ipynb", ["nb-table3-tolerance.csv"],
             ["nb-table3.csv", "nb-table3-log-odds.csv", "nb-table3-spread.csv"], after=["nb-table3"]),
