@@ -218,13 +218,14 @@ def _grouping_points(game, dataset, f, explain, bg, exact, extra, seed) -> list[
     explained row (the coalitions Eq. F4 needs, each against every background row; no seed,
     it is deterministic) and its error against the complete influence (the exact values)."""
     from lib import coalitional as co
+    from lib import grouping as gr
     from lib.experiments import coal_many
 
     records = []
     d = explain.shape[1]
     for method in GROUPING_METHODS:
         for alpha in coal_many.ALPHAS:
-            groups = co.find_groups(extra["A"], method, alpha)
+            groups = gr.find_groups(extra["A"], method, alpha)
             counted = shapley.CountingModel(f)
             phi = co.coalitional_influence_interventional(counted, explain, bg, groups, overlap="size-factorial")
             err = np.mean([_rel_error(phi[r], exact[r]) for r in range(len(explain))])
