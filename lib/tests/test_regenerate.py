@@ -132,12 +132,13 @@ def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_p
     assert "| `nb-table1-cv` | 11 | 11 |" in text
 
 
-def test_the_record_merges_sessions_and_keeps_no_machine_path() -> None:
+def test_the_record_merges_sessions_and_keeps_no_machine_path(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"  # the scratch folder's logs: a machine path the record must not keep
     record = {"check": {"a": {"status": "identical", "cpu_seconds": 1.0, "finished": "2026-01-01T00:00:00Z"},
                         "b": {"status": "differs", "cpu_seconds": 2.0, "finished": "2026-01-02T00:00:00Z"}}}
-    state = {"b": {"status": "failed", "detail": "exit code 1; see /tmp/x/logs/b.log", "cpu_seconds": 3.0,
+    state = {"b": {"status": "failed", "detail": f"exit code 1; see {logs / 'b.log'}", "cpu_seconds": 3.0,
                    "finished": "2026-01-01T00:00:00Z"},            # older than the recorded run: ignored
-             "c": {"status": "failed", "detail": "exit code 2; see /tmp/x/logs/c.log", "cpu_seconds": 4.0,
+             "c": {"status": "failed", "detail": f"exit code 2; see {logs / 'c.log'}", "cpu_seconds": 4.0,
                    "finished": "2026-01-03T00:00:00Z", "files": 1}}
     merged = rg.merge_record(record, state)
     assert merged["check"]["a"]["status"] == "identical"       # a result of an earlier session is kept
