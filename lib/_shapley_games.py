@@ -96,6 +96,7 @@ def hybrid_rows(
 
 
 def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
+    """``f(rows)`` as floats, checked: one output (or one row of ``k``) per row, all finite."""
     out = np.asarray(f(rows), dtype=float)
     if out.ndim == 0 or out.shape[0] != n_rows or out.ndim > 2:
         raise ValueError(

@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.shapley import ShapleyResult, check_inputs, mix_rows
+from lib.shapley import ShapleyResult, check_inputs, evaluate, mix_rows
 
 __all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget", "walk_rows"]
 
@@ -91,18 +91,6 @@ def pairs_for_budget(budget: int, d: int, *, m: int = 1, background_per_pair: in
     if per_pair == 0:
         return 1
     return max(1, (budget - 1 - m) // per_pair)
-
-
-def _check_output(out: np.ndarray, n_rows: int) -> np.ndarray:
-    out = np.asarray(out, dtype=float)
-    if out.ndim == 0 or out.shape[0] != n_rows or out.ndim > 2:
-        raise ValueError(
-            f"the model must map {n_rows} rows to an array of shape ({n_rows},) or ({n_rows}, k); "
-            f"it returned shape {out.shape}"
-        )
-    if not np.all(np.isfinite(out)):
-        raise ValueError("the model returned NaN or infinite outputs; explain a finite output")
-    return out
 
 
 def _hybrid(X: np.ndarray | pd.DataFrame, background: np.ndarray | pd.DataFrame, inst: np.ndarray,
@@ -192,8 +180,8 @@ def antithetic_shapley(
     m = background.shape[0]
     q = int(background_per_pair)
 
-    outputs = _check_output(f(X), n)
-    f_bg = _check_output(f(background), m)
+    outputs = evaluate(f, X, n)
+    f_bg = evaluate(f, background, m)
     if f_bg.shape[1:] != outputs.shape[1:]:
         raise ValueError("the model returned a different number of outputs between calls")
     k_shape = outputs.shape[1:]
@@ -232,7 +220,7 @@ def antithetic_shapley(
         sl = slice(start, start + max_rows_per_call)
         keep = rank[ii[sl], tt[sl], ww[sl]] <= pp[sl, None]
         rows = _hybrid(X, background, ii[sl], bg_idx[ii[sl], tt[sl], ss[sl]], keep)
-        out = _check_output(f(rows), len(keep))
+        out = evaluate(f, rows, len(keep))
         if out.shape[1:] != k_shape:
             raise ValueError("the model returned a different number of outputs between calls")
         evaluated[sl] = out

@@ -40,7 +40,7 @@ import numpy as np
 import pandas as pd
 
 from lib import _shapley_games as games
-from lib._shapley_games import bitmask_rows, mix_rows
+from lib._shapley_games import bitmask_rows, evaluate, mix_rows
 from lib.validation import as_rows, check_inputs
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "check_inputs",
     "coalition_masks",
     "coalition_values",
+    "evaluate",
     "exact_shapley",
     "game_size",
     "interventional_game",
