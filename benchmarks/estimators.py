@@ -18,8 +18,8 @@ Games (built as ``benchmarks/exact_engine.py`` builds them)
     ``HistGradientBoostingClassifier`` with native categories on the 14 attributes' codes,
     ``P(>50K)``), with chapter 5's coalitional groupings as points (every data-driven method at
     both alphas: cost in counted model rows, error against the exact complete influence);
-    ``svc-iris-ilr``: chapter 2's RBF SVM on iris (``scripts/comp_estimation.py``), its three
-    flowers of :data:`IRIS_ROWS` against 50 background rows, seen in ILR coordinates (a 2-output
+    ``svc-iris-ilr``: chapter 2's RBF SVM on iris (:func:`lib.experiments.comp_estimation.iris_setup`),
+    every other of its flowers (one of each species) against its 50 background rows, seen in ILR coordinates (a 2-output
     game; the book's samplers there are ``sample_shapley_compositions``, which *is*
     ``sample_shapley`` on ``ilr ∘ f``; error: Aitchison distance).  With ``d = 4`` the exact
     values cost ``2^4 * 50 = 800`` rows: above that budget an estimator that enumerates the
@@ -68,13 +68,10 @@ from lib import permutation_sampling, shapley
 from timing import quiet_libraries
 
 BUDGETS = (500, 1500, 5000, 15000, 50000)
-#: chapter 2's explained flowers (rows of load_iris; scripts/comp_estimation.py) and background size
-IRIS_ROWS = (0, 54, 100)  # one flower of each species
-IRIS_BACKGROUND = 50
-#: chapter 5's groupings (lib.experiments.coal_many), as points: every data-driven method at both alphas
 #: the games of the first version; the two added later run fewer seeds (--new-game-seeds) to keep
 #: the whole run near 30 min on one core
 OLD_GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult")
+#: chapter 5's groupings (lib.experiments.coal_many), as points: every data-driven method at both alphas
 GROUPING_METHODS = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman")
 
 
@@ -101,18 +98,14 @@ def _games(names: list[str], rows: int, background: int, seed: int):
             yield name, "adult", f, explain, bg, {"A": A, "model": model}
             continue
         if name == "svc-iris-ilr":
-            # chapter 2's RBF SVM on iris (scripts/comp_estimation.py), seen in ILR coordinates:
-            # a 2-output game; error = Aitchison distance (the Euclidean distance of ILR vectors)
-            from sklearn.svm import SVC
+            # chapter 2's RBF SVM on iris (lib.experiments.comp_estimation's set-up), seen in ILR
+            # coordinates: a 2-output game; error = Aitchison distance (the Euclidean distance of
+            # ILR vectors); every other of its flowers: one of each species
+            from lib import compositions
+            from lib.experiments import comp_estimation
 
-            from lib import compositions, data
-
-            X, y = data.load_iris()
-            Xa = X.to_numpy()
-            model = SVC(kernel="rbf", probability=True, random_state=0).fit(Xa, y)
-            bg = Xa[np.random.default_rng(0).choice(len(Xa), IRIS_BACKGROUND, replace=False)]
-            explain = Xa[list(IRIS_ROWS)]
-            yield name, "iris", compositions.ilr_model(model.predict_proba), explain, bg, {}
+            model, flowers, bg = comp_estimation.iris_setup()
+            yield name, "iris", compositions.ilr_model(model.predict_proba), flowers[::2], bg, {}
             continue
         case = {"gbt-twonorm": "gradient-boosting", "khiops-nb-adult": "khiops-nb-adult",
                 "khiops-nb-adult-proba": "khiops-nb-adult"}[name]
