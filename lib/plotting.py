@@ -3,7 +3,8 @@
 Functions take an ``ax`` and return it; nothing here sets a global style on import.
 :func:`save_figure` writes every figure of the book under a stable name,
 ``book/figures/<name>.png`` and ``.svg``, byte-for-byte reproducible (no dates,
-fixed SVG ids), so a figure can be cited by its file name, with a short description of
+SVG ids salted by the figure's name; a clip path's id also hashes the axes' edges, so a
+figure's layout must not leave those at rounding noise), so a figure can be cited by its file name, with a short description of
 what it shows (its alternative text for readers who cannot see it): stored in both files
 and in the notebook's output of the figure, where the book's pages take it from
 (``book/_ext/accessibility.py``).
