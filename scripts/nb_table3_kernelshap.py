@@ -68,6 +68,10 @@ TABLE_LOG_ODDS = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-log-odds.c
 SPREAD = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-spread.csv"
 #: Smallest data sets first (the stored run's seconds), so that a spread run cut short has
 #: finished whole data sets.
+#: Every float written at ten significant digits: KernelSHAP's least squares go through
+#: LAPACK/BLAS, whose last bits depend on the kernel the CPU picks (spambase's 57 variables
+#: came out 5e-15 apart on two machines); ten digits keep the files the same on any machine.
+FLOAT_FORMAT = "%.10g"
 BY_COST = ["cervical", "tic-tac-toe", "breast-wisconsin", "german-numeric", "crx", "ionosphere",
            "telco", "twonorm", "adult", "spambase"]
 
@@ -87,9 +91,14 @@ def run_one(dataset: str, n_background: int, n_explain: int, seed: int, out_dir:
                     "seed": seed, "seconds": round(seconds, 1),
                     "seconds per explained row": round(seconds / len(run.explain), 4)})
     out_dir.mkdir(parents=True, exist_ok=True)
-    run.global_table().to_csv(out_dir / f"{dataset}{suffix}.csv")
-    (out_dir / f"{dataset}{suffix}.json").write_text(json.dumps(summary, indent=1, default=str) + "\n")
+    run.global_table().to_csv(out_dir / f"{dataset}{suffix}.csv", float_format=FLOAT_FORMAT, lineterminator="\n")
+    (out_dir / f"{dataset}{suffix}.json").write_text(json.dumps(rounded(summary), indent=1, default=str) + "\n")
     return summary
+
+
+def rounded(summary: dict) -> dict:
+    """The summary with its floats at :data:`FLOAT_FORMAT`'s ten significant digits."""
+    return {k: float(FLOAT_FORMAT % v) if isinstance(v, float) else v for k, v in summary.items()}
 
 
 def run_unit(unit: tuple[str, int, Path], *, n_explain: int, suffix: str, progress: bool) -> dict:
@@ -217,12 +226,12 @@ def main(argv: list[str] | None = None) -> int:
                       on_result=report)
     if not args.no_gather:
         table, table_lo = gather(args.out_dir)
-        table.to_csv(TABLE, index=False)
-        table_lo.to_csv(TABLE_LOG_ODDS, index=False)
+        table.to_csv(TABLE, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+        table_lo.to_csv(TABLE_LOG_ODDS, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
         written = [TABLE, TABLE_LOG_ODDS]
         spread = gather_spread(args.out_dir)
         if len(spread):
-            spread.to_csv(SPREAD, index=False, float_format="%.10g")
+            spread.to_csv(SPREAD, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
             written.append(SPREAD)
         print("wrote " + ", ".join(str(w.relative_to(lib.data.REPO_ROOT)) for w in written))
     return 0
