@@ -340,7 +340,14 @@ def distinct_shapley(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, max_ro
             out = evaluate(f, rows, len(rows))
         else:
             offsets, codes, inst, b, T = kern.pair_plan(E, wxc, wb, d)
-            out = _evaluate_representatives(f, build_rows, start + inst, b, T, max_rows_per_call)
+            outs = []
+            for lo in range(0, len(inst), max_rows_per_call):
+                sel = slice(lo, lo + max_rows_per_call)
+                rows = build_rows(start + inst[sel], b[sel], T[sel])
+                outs.append(evaluate(f, rows, len(rows)))
+            if len({o.shape[1:] for o in outs}) > 1:
+                raise ValueError("the model returned a different number of outputs between calls")
+            out = np.concatenate(outs) if len(outs) > 1 else outs[0]
         if values is None:
             k = out.shape[1:]
             values, base, outputs = np.zeros((n, d) + k), np.empty((n,) + k), np.empty((n,) + k)
@@ -437,20 +444,6 @@ def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray,
     return code_x * radix, code_b * radix
 
 
-def _evaluate_representatives(f: Model, build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
-                              inst: np.ndarray, b: np.ndarray, T: np.ndarray, max_rows_per_call: int) -> np.ndarray:
-    """The model's outputs on the rows ``(x_T, b_{-T})`` of explained rows ``inst``, in calls of at
-    most ``max_rows_per_call`` rows, checked to have the same number of outputs each."""
-    outs = []
-    for lo in range(0, len(inst), max_rows_per_call):
-        sel = slice(lo, lo + max_rows_per_call)
-        rows = build_rows(inst[sel], b[sel], T[sel])
-        outs.append(evaluate(f, rows, len(rows)))
-    if len({o.shape[1:] for o in outs}) > 1:
-        raise ValueError("the model returned a different number of outputs between calls")
-    return np.concatenate(outs) if len(outs) > 1 else outs[0]
-
-
 def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agree: np.ndarray,
                         keys: tuple[np.ndarray, np.ndarray],
                         build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
@@ -489,8 +482,14 @@ def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agr
             out = np.ascontiguousarray(evaluate(f, rows, len(rows)))
         else:
             pair, T, codes, inst, b, T_first = kern.distinct_pairs(E, wxc, wb, d)
-            out = np.ascontiguousarray(
-                _evaluate_representatives(f, build_rows, start + inst, b, T_first, max_rows_per_call))
+            outs = []
+            for lo in range(0, len(inst), max_rows_per_call):
+                sel = slice(lo, lo + max_rows_per_call)
+                rows = build_rows(start + inst[sel], b[sel], T_first[sel])
+                outs.append(evaluate(f, rows, len(rows)))
+            if len({o.shape[1:] for o in outs}) > 1:
+                raise ValueError("the model returned a different number of outputs between calls")
+            out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
         if result is None:
             result = np.empty((n, n_coal) + out.shape[1:])
         elif out.shape[1:] != result.shape[2:]:

@@ -91,42 +91,6 @@ def _key_span(wx, wb):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=False, nogil=True)
-def _direct_table(span, total):  # pragma: no cover - compiled
-    """Whether keys spanning ``span`` values get a table indexed by the key itself (few values
-    for ``total`` keys), rather than a hash table."""
-    return span <= 8 * total + 4096
-
-
-@numba.njit(cache=False, nogil=True)
-def _hash_table_size(total):  # pragma: no cover - compiled
-    """Slots of the open-addressing table for ``total`` keys (a power of two, at least twice
-    ``total``), and the shift that keeps the top bits of a Fibonacci hash as the slot."""
-    size = 16
-    bits = 4
-    while size < 2 * total:
-        size *= 2
-        bits += 1
-    return size, np.uint64(64 - bits)
-
-
-@numba.njit(cache=False, nogil=True, inline="always")
-def _hash_label(table, label_key, k, shift, mask, n_labels):  # pragma: no cover - compiled
-    """The label of key ``k`` in the open-addressing ``table`` (Fibonacci hashing: the top bits
-    of ``k`` times 2**64 / golden ratio; linear probing): the label already given to ``k``,
-    or ``n_labels``, then entered in ``table`` and ``label_key`` (the caller counts it)."""
-    slot = (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) >> shift
-    while True:
-        lab = table[slot]
-        if lab < 0:
-            table[slot] = n_labels
-            label_key[n_labels] = k
-            return n_labels
-        if label_key[lab] == k:
-            return lab
-        slot = (slot + np.uint64(1)) & mask
-
-
-@numba.njit(cache=False, nogil=True)
 def labels(key, span):  # pragma: no cover - compiled
     """Labels ``0, 1, ...`` of the keys in order of first appearance, and the first position
     of each label: through a table indexed by the key itself when the keys span few values
@@ -136,7 +100,7 @@ def labels(key, span):  # pragma: no cover - compiled
     codes = np.empty(total, dtype=np.int32)
     first = np.empty(total, dtype=np.int32)
     n_labels = 0
-    if _direct_table(span, total):
+    if span <= 8 * total + 4096:
         direct = np.full(span, -1, dtype=np.int32)
         for r in range(total):
             lab = direct[key[r]]
@@ -147,15 +111,28 @@ def labels(key, span):  # pragma: no cover - compiled
                 n_labels += 1
             codes[r] = lab
     else:
-        size, shift = _hash_table_size(total)
+        size = 16
+        bits = 4
+        while size < 2 * total:
+            size *= 2
+            bits += 1
         mask = np.uint64(size - 1)
+        shift = np.uint64(64 - bits)
         table = np.full(size, -1, dtype=np.int32)
-        label_key = np.empty(total, dtype=np.int64)
         for r in range(total):
-            lab = _hash_label(table, label_key, key[r], shift, mask, n_labels)
-            if lab == n_labels:
-                first[lab] = r
-                n_labels += 1
+            k = key[r]
+            s = (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) >> shift  # the top bits
+            while True:
+                lab = table[s]
+                if lab < 0:
+                    lab = n_labels
+                    table[s] = lab
+                    first[lab] = r
+                    n_labels += 1
+                    break
+                if key[first[lab]] == k:
+                    break
+                s = (s + np.uint64(1)) & mask
             codes[r] = lab
     return codes, first[:n_labels]
 
@@ -260,15 +237,20 @@ def pair_plan(agree, wx, wb, d):  # pragma: no cover - compiled
         total += np.int64(1) << free
     offsets[c * m] = total
     span = _key_span(wx, wb)
-    direct_table = _direct_table(span, total)
+    direct_table = span <= 8 * total + 4096
     if direct_table:
         table = np.full(span, -1, dtype=np.int32)
         mask = np.uint64(0)
         shift = np.uint64(0)
     else:
-        size, shift = _hash_table_size(total)
+        size = 16
+        bits = 4
+        while size < 2 * total:
+            size *= 2
+            bits += 1
         table = np.full(size, -1, dtype=np.int32)
         mask = np.uint64(size - 1)
+        shift = np.uint64(64 - bits)
     codes = np.empty(total, dtype=np.int32)
     labels_max = min(total, span) if direct_table else total  # distinct keys: at most span
     rep_inst = np.empty(labels_max, dtype=np.intp)
@@ -305,11 +287,22 @@ def pair_plan(agree, wx, wb, d):  # pragma: no cover - compiled
                         lab = n_labels
                         table[k] = lab
                 else:
-                    lab = _hash_label(table, rep_key, k, shift, mask, n_labels)
+                    slot = (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15)) >> shift  # the top bits
+                    while True:
+                        lab = table[slot]
+                        if lab < 0:
+                            lab = n_labels
+                            table[slot] = lab
+                            break
+                        if rep_key[lab] == k:
+                            break
+                        slot = (slot + np.uint64(1)) & mask
                 if lab == n_labels:
                     rep_inst[lab] = i
                     rep_b[lab] = b
                     rep_T[lab] = T[r]
+                    if not direct_table:
+                        rep_key[lab] = k
                     n_labels += 1
                 codes[o + r] = lab
     return offsets, codes, rep_inst[:n_labels], rep_b[:n_labels], rep_T[:n_labels]
