@@ -50,6 +50,7 @@ import numpy as np
 from scipy.stats import kendalltau, pearsonr
 
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
+from .ranks import tie_grid
 from .shapley import ShapleyResult, check_inputs
 
 __all__ = [
@@ -395,8 +396,9 @@ def correlations(a: np.typing.ArrayLike, b: np.typing.ArrayLike, *, tie_rtol: fl
     Ranks need ties to be ties: importances equal in exact arithmetic can differ in their
     last bits (tic-tac-toe's four corner squares, equal by symmetry, differ by ``1e-16``),
     and τ-b would then rank them by rounding noise. For Kendall, each vector is therefore
-    rounded to ``tie_rtol`` times its largest absolute value first (values closer than
-    that are tied); Pearson uses the values as they are.
+    put on a grid of step ``tie_rtol`` times its largest absolute value first
+    (:func:`lib.ranks.tie_grid`: values closer than that are tied); Pearson uses the values
+    as they are.
     """
     x = np.asarray(a, dtype=float)
     y = np.asarray(b, dtype=float)
@@ -410,16 +412,9 @@ def correlations(a: np.typing.ArrayLike, b: np.typing.ArrayLike, *, tie_rtol: fl
         raise ValueError("a constant vector has no correlation")
     if not 0 <= tie_rtol < 1:
         raise ValueError("tie_rtol must be in [0, 1)")
-
-    def tied(v: np.ndarray) -> np.ndarray:
-        if tie_rtol == 0:
-            return v
-        step = tie_rtol * np.abs(v).max()
-        return np.round(v / step)
-
     # τ-b is a ratio of integer counts: round away float noise (0.9999999999999998)
     return {"pearson": float(pearsonr(x, y).statistic),
-            "kendall": round(float(kendalltau(tied(x), tied(y)).statistic), 12)}
+            "kendall": round(float(kendalltau(tie_grid(x, tie_rtol), tie_grid(y, tie_rtol)).statistic), 12)}
 
 
 def local_errors(estimate: np.typing.ArrayLike, exact: np.typing.ArrayLike) -> dict[str, float]:

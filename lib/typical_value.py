@@ -60,6 +60,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from .naive_bayes import NaiveBayesTables
+from .ranks import DEFAULT_TIE_RTOL, tie_grid
 from .shapley import ShapleyResult, mix_rows
 from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
 
@@ -689,13 +690,21 @@ class JointTableClassifier:
 # ---------------------------------------------------------------------------
 
 
-def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, top_k: int = 1) -> pd.DataFrame:
+def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, top_k: int = 1,
+              tie_rtol: float = DEFAULT_TIE_RTOL) -> pd.DataFrame:
     """Per-row agreement of an attribution with a reference, shape ``(n, d)`` both.
 
     Columns: ``spearman`` and ``kendall`` (``scipy.stats``; NaN for a row where either is
     constant), ``sign`` (fraction of features with the same sign, zero counting as its own
     sign), ``top_k`` (fraction of the ``top_k`` features by ``|value|`` shared; ties broken
     by feature order).
+
+    Every column is a rank statistic, so values equal in exact arithmetic must be tied:
+    each row of each array is first put on a grid of step ``tie_rtol`` times the row's
+    largest absolute value (:func:`lib.ranks.tie_grid`). Exact Shapley values of null
+    players or of symmetric features are equal in exact arithmetic but not in their last
+    bits, which depend on the order of the sums (the BLAS kernel, the engine's path); read
+    raw, they would decide the ranks, signs and top-k sets by rounding noise.
     """
     from scipy.stats import kendalltau, spearmanr
 
@@ -706,8 +715,9 @@ def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, to
         raise ValueError("values and reference must be finite")
     if not 1 <= top_k <= a.shape[1]:
         raise ValueError(f"top_k must lie in 1..{a.shape[1]}")
+    ga, gb = tie_grid(a, tie_rtol, axis=1), tie_grid(b, tie_rtol, axis=1)
     rows = []
-    for x, r in zip(a, b):
+    for x, r in zip(ga, gb):
         const = np.ptp(x) == 0 or np.ptp(r) == 0
         rho = np.nan if const else spearmanr(x, r).statistic
         tau = np.nan if const else kendalltau(x, r).statistic

@@ -462,6 +462,20 @@ def test_agreement_metrics():
         tv.agreement(a, b, top_k=5)
 
 
+def test_agreement_ties_values_equal_but_for_rounding():
+    # exact Shapley values tied in exact arithmetic (a null player worth 0, two symmetric
+    # features) reach us with last-bit noise whose sign depends on the order of the sums
+    exact = np.array([[0.4, 0.4, 0.0, -0.2, 0.1]])
+    noisy = exact + np.array([[5e-17, -5e-17, -1e-18, 0.0, 0.0]])
+    attribution = np.array([[0.5, 0.3, 0.0, -0.1, 0.2]])
+    m_exact, m_noisy = tv.agreement(attribution, exact, top_k=1), tv.agreement(attribution, noisy, top_k=1)
+    pd.testing.assert_frame_equal(m_exact, m_noisy)
+    assert m_noisy.loc[0, "sign"] == 1.0  # the null player's -1e-18 counts as zero
+    # read raw, the noise decides: the raw sign differs and the top-1 is decided by 5e-17
+    raw = tv.agreement(attribution, noisy, top_k=1, tie_rtol=0)
+    assert raw.loc[0, "sign"] == 0.8 and raw.loc[0, "spearman"] != m_noisy.loc[0, "spearman"]
+
+
 # ---------------------------------------------------------------------------
 # real-data evaluation helpers
 # ---------------------------------------------------------------------------
