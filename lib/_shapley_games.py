@@ -11,10 +11,13 @@ those rows are built and which of them the model is asked for:
 * :func:`full_game` evaluates all ``2**d`` coalitions of arrays, either each *distinct*
   hybrid row once (discretised or categorical data; the bookkeeping compiled in
   :mod:`lib._shapley_kernels`) or every row in cache-sized blocks visited in Gray-code
-  order; :func:`frame_game_distinct` is the distinct-row path for DataFrames.
+  order; :func:`frame_game_distinct` is the distinct-row path for DataFrames;
+* :func:`distinct_shapley` goes from the distinct rows' outputs to the Shapley values
+  without the game (what :func:`lib.shapley.exact_shapley` does on discretised data).
 
-The two paths give the same values to the last bit (the same outputs averaged in the same
-order), which ``lib/tests/test_shapley.py`` checks.
+The two paths give the same game to the last bit (the same outputs averaged in the same
+order), which ``lib/tests/test_shapley.py`` checks; the Shapley values from the pairs are
+the same sums in another order, equal up to rounding (checked to ``1e-12``).
 """
 
 from __future__ import annotations
@@ -115,8 +118,13 @@ def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
 # All 2**d coalitions at once
 # ---------------------------------------------------------------------------
 
-#: Target size in bytes of one call's hybrid rows when every row is evaluated.
-GRAY_BLOCK_BYTES = 2**22
+#: Target size in bytes of one call's hybrid rows when every row is evaluated: 1 MiB, so
+#: that a block and the model's work on it stay in a core's L2 cache (2 MiB on the book's
+#: machines, 1 MiB or more on most). With 4 MiB blocks a near-free linear model at d = 10
+#: (one 4 MB block per explained row) took 2-3 times as long, the time going to memory
+#: traffic; a model with a per-call cost (scikit-learn's gradient boosting, ~0.5 ms a
+#: call) pays about 10 % more calls at d = 12 (``benchmarks/exact_engine.py`` measures both).
+GRAY_BLOCK_BYTES = 2**20
 
 #: Hybrid rows whose outputs are gathered back at once after deduplication (cache-sized).
 GATHER_ELEMENTS = 2**15
@@ -155,21 +163,9 @@ def full_game(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call
       features, so that going to the next block rewrites one column (the model must not
       modify its input in place).
     """
-    plan = _dedup_plan(X, background, max_distinct_fraction)
-    if plan is not None:
-        dtype = np.result_type(X.dtype, background.dtype)
-        Xc = np.ascontiguousarray(X, dtype=dtype)
-        Bc = np.ascontiguousarray(background, dtype=dtype)
-
-        def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> np.ndarray:
-            if dtype.itemsize < 4 and dtype.kind == "f":  # float16: not a numba type
-                return np.where(bitmask_rows(T, X.shape[1]), Xc[inst], Bc[b])
-            from lib import _shapley_kernels as kern
-
-            return kern.hybrid_rows(Xc, Bc, inst, b, T)
-
-        numba_rows = (Xc, Bc) if not (dtype.itemsize < 4 and dtype.kind == "f") else None
-        return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows, numba_rows)
+    setup = _distinct_setup(X, background, max_distinct_fraction)
+    if setup is not None:
+        return _full_game_distinct(f, X, background, *setup, max_rows_per_call)
     return _full_game_gray(f, X, background, max_rows_per_call)
 
 
@@ -239,27 +235,137 @@ def frame_game_distinct(f: Model, X: pd.DataFrame, background: pd.DataFrame,
     """:func:`full_game`'s distinct-row path for DataFrames (categorical columns, KEEL
     frames): rows compared through their columns' codes, built with :func:`mix_rows`.
     ``None`` when deduplication does not pay (then every row is evaluated)."""
-    codes = _frame_codes(X, background)
-    if codes is None:
+    setup = _distinct_setup(X, background, max_distinct_fraction)
+    if setup is None:
         return None
-    plan = _dedup_plan(*codes, max_distinct_fraction)
+    return _full_game_distinct(f, X, background, *setup, max_rows_per_call)
+
+
+#: What the distinct-row paths need: ``agree``, ``keys`` (see :func:`_dedup_plan`),
+#: ``build_rows(inst, b, T)`` (the hybrid rows ``(x_T, b_{-T})`` of explained rows ``inst``,
+#: as the model takes them) and, for arrays of a numba type, the rows and the background as
+#: such arrays (the compiled loops then build the rows themselves).
+DistinctSetup = tuple[np.ndarray, tuple[np.ndarray, np.ndarray],
+                      Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
+                      tuple[np.ndarray, np.ndarray] | None]
+
+
+def _distinct_setup(X: ArrayOrFrame, background: ArrayOrFrame,
+                    max_distinct_fraction: float) -> DistinctSetup | None:
+    """The plan of the distinct-row path for an array or a DataFrame, or ``None`` when
+    deduplication does not pay (or a DataFrame has a missing value)."""
+    d = X.shape[1]
+    if isinstance(X, pd.DataFrame):
+        codes = _frame_codes(X, background)
+        if codes is None:
+            return None
+        plan = _dedup_plan(*codes, max_distinct_fraction)
+        if plan is None:
+            return None
+        frame_X, frame_b = X, background
+
+        def build_frame_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> pd.DataFrame:
+            return mix_rows(frame_X.iloc[inst], frame_b.iloc[b], bitmask_rows(T, d))
+
+        return plan[0], plan[1], build_frame_rows, None
+    plan = _dedup_plan(X, background, max_distinct_fraction)
     if plan is None:
         return None
-    d = X.shape[1]
+    dtype = np.result_type(X.dtype, background.dtype)
+    Xc = np.ascontiguousarray(X, dtype=dtype)
+    Bc = np.ascontiguousarray(background, dtype=dtype)
+    if dtype.itemsize < 4 and dtype.kind == "f":  # float16: not a numba type
 
-    def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> pd.DataFrame:
-        return mix_rows(X.iloc[inst], background.iloc[b], bitmask_rows(T, d))
+        def build_half_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> np.ndarray:
+            return np.where(bitmask_rows(T, d), Xc[inst], Bc[b])
 
-    return _full_game_distinct(f, X, background, *plan, max_rows_per_call, build_rows)
+        return plan[0], plan[1], build_half_rows, None
+
+    def build_rows(inst: np.ndarray, b: np.ndarray, T: np.ndarray) -> np.ndarray:
+        from lib import _shapley_kernels as kern
+
+        return kern.hybrid_rows(Xc, Bc, inst, b, T)
+
+    return plan[0], plan[1], build_rows, (Xc, Bc)
+
+
+def distinct_shapley(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, max_rows_per_call: int,
+                     max_distinct_fraction: float) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Exact Shapley values of every row of ``X`` from the distinct hybrid rows, without the game.
+
+    Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
+
+    Where :func:`full_game` would take its distinct-row path (discretised or categorical
+    data), the same model outputs give the Shapley values directly: the game is the mean
+    over the background of one game per background row, in which the features where the
+    background row equals ``x`` are null players, so each background row needs only the
+    ``2**k`` coalitions of its ``k`` free features (:func:`lib._shapley_kernels.pair_shapley`)
+    instead of all ``2**d`` coalitions times ``m`` rows for the means.  The model sees the
+    same distinct rows as on that path, once each.  Returns ``(values, base, outputs)``:
+    ``(n, d[, k])``, ``(n[, k])`` and ``(n[, k])`` — ``base`` and ``outputs`` the same numbers
+    as the game's ``v(∅)`` and ``v(N)``, ``values`` equal to :func:`lib.shapley.shapley_from_game`
+    of the game up to rounding (another order of the same sums) — or ``None`` when that
+    path does not pay.
+    """
+    from lib import _shapley_kernels as kern
+
+    n, d = X.shape
+    m = background.shape[0]
+    if (not isinstance(X, pd.DataFrame) and X.dtype.kind in "biu" and background.dtype.kind in "biu"
+            and d <= 62 and n * m * 2**d <= min(max_rows_per_call, DEDUP_MAX_KEYS)):
+        # integer rows, one chunk, one model call: the plan, the keys, the labels and the
+        # rows in one compiled call (what follows does the same in several steps)
+        dtype = np.result_type(X.dtype, background.dtype)
+        Xc, Bc = np.ascontiguousarray(X, dtype=dtype), np.ascontiguousarray(background, dtype=dtype)
+        Xi = Xc if dtype == np.int64 else Xc.astype(np.int64)
+        Bi = Bc if dtype == np.int64 else Bc.astype(np.int64)
+        status, agree, offsets, codes, rows = kern.int_pair_rows(Xi, Bi, Xc, Bc, max_distinct_fraction)
+        if status == 0:
+            return None
+        if status == 1:
+            out = evaluate(f, rows, len(rows))
+            values, base, outputs = kern.pair_shapley(offsets, codes, np.ascontiguousarray(out), agree, d)
+            if out.ndim == 1:
+                return values[:, :, 0], base[:, 0], outputs[:, 0]
+            return values, base, outputs
+    setup = _distinct_setup(X, background, max_distinct_fraction)
+    if setup is None:
+        return None
+    agree, (wx, wb), build_rows, numba_rows = setup
+    wb = np.ascontiguousarray(wb, dtype=np.int64)
+    step = max(1, DEDUP_MAX_KEYS // (2**d * m))
+    values = base = outputs = None
+    for start in range(0, n, step):
+        stop = min(n, start + step)
+        E = np.ascontiguousarray(agree[start:stop], dtype=np.int64)
+        wxc = np.ascontiguousarray(wx[start:stop], dtype=np.int64)
+        if numba_rows is not None and (stop - start) * m * 2**d <= max_rows_per_call:
+            # at most max_rows_per_call positions, hence distinct rows: one model call
+            offsets, codes, rows = kern.pair_plan_rows(E, wxc, wb, d, *numba_rows, start)
+            out = evaluate(f, rows, len(rows))
+        else:
+            offsets, codes, inst, b, T = kern.pair_plan(E, wxc, wb, d)
+            out = _evaluate_representatives(f, build_rows, start + inst, b, T, max_rows_per_call)
+        if values is None:
+            k = out.shape[1:]
+            values, base, outputs = np.zeros((n, d) + k), np.empty((n,) + k), np.empty((n,) + k)
+        elif out.shape[1:] != values.shape[2:]:
+            raise ValueError("the model returned a different number of outputs between calls")
+        assert base is not None and outputs is not None
+        chunk, chunk_base, chunk_outputs = kern.pair_shapley(offsets, codes, np.ascontiguousarray(out), E, d)
+        values[start:stop] = chunk.reshape(values[start:stop].shape)
+        base[start:stop] = chunk_base.reshape(base[start:stop].shape)
+        outputs[start:stop] = chunk_outputs.reshape(outputs[start:stop].shape)
+    assert values is not None and base is not None and outputs is not None
+    return values, base, outputs
 
 
 def _full_game_gray(f: Model, X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
     n, d = X.shape
     m = background.shape[0]
-    # a block of hybrid rows of a few MB: few enough model calls that a model's per-call
-    # cost is small (scikit-learn's trees: ~0.5 ms), small enough to stay in cache
-    # between its construction and the model call (a cheap model was slower on larger
-    # blocks: a threaded matrix-vector product on a busy machine)
+    # a block of hybrid rows of about GRAY_BLOCK_BYTES: few enough model calls that a
+    # model's per-call cost is small (scikit-learn's trees: ~0.5 ms), small enough to stay
+    # in cache between its construction and the model call
     rows_per_call = min(max_rows_per_call, max(1, GRAY_BLOCK_BYTES // (8 * d)))
     k = 0
     while k < d and 2 ** (k + 1) * m <= rows_per_call:
@@ -335,10 +441,24 @@ def _hybrid_row_keys(X: np.ndarray, background: np.ndarray) -> tuple[np.ndarray,
     return code_x * radix, code_b * radix
 
 
+def _evaluate_representatives(f: Model, build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
+                              inst: np.ndarray, b: np.ndarray, T: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+    """The model's outputs on the rows ``(x_T, b_{-T})`` of explained rows ``inst``, in calls of at
+    most ``max_rows_per_call`` rows, checked to have the same number of outputs each."""
+    outs = []
+    for lo in range(0, len(inst), max_rows_per_call):
+        sel = slice(lo, lo + max_rows_per_call)
+        rows = build_rows(inst[sel], b[sel], T[sel])
+        outs.append(evaluate(f, rows, len(rows)))
+    if len({o.shape[1:] for o in outs}) > 1:
+        raise ValueError("the model returned a different number of outputs between calls")
+    return np.concatenate(outs) if len(outs) > 1 else outs[0]
+
+
 def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agree: np.ndarray,
-                        keys: tuple[np.ndarray, np.ndarray], max_rows_per_call: int,
+                        keys: tuple[np.ndarray, np.ndarray],
                         build_rows: Callable[[np.ndarray, np.ndarray, np.ndarray], ArrayOrFrame],
-                        numba_rows: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+                        numba_rows: tuple[np.ndarray, np.ndarray] | None, max_rows_per_call: int) -> np.ndarray:
     """All ``2**d`` coalition values, each distinct hybrid row evaluated once.
 
     ``agree`` and ``keys`` as from :func:`_agreement` and :func:`_hybrid_row_keys` (on the
@@ -373,14 +493,8 @@ def _full_game_distinct(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, agr
             out = np.ascontiguousarray(evaluate(f, rows, len(rows)))
         else:
             pair, T, codes, inst, b, T_first = kern.distinct_pairs(E, wxc, wb, d)
-            outs = []
-            for lo in range(0, len(inst), max_rows_per_call):
-                sel = slice(lo, lo + max_rows_per_call)
-                rows = build_rows(start + inst[sel], b[sel], T_first[sel])
-                outs.append(evaluate(f, rows, len(rows)))
-            if len({o.shape[1:] for o in outs}) > 1:
-                raise ValueError("the model returned a different number of outputs between calls")
-            out = np.ascontiguousarray(np.concatenate(outs) if len(outs) > 1 else outs[0])
+            out = np.ascontiguousarray(
+                _evaluate_representatives(f, build_rows, start + inst, b, T_first, max_rows_per_call))
         if result is None:
             result = np.empty((n, n_coal) + out.shape[1:])
         elif out.shape[1:] != result.shape[2:]:

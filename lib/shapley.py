@@ -277,6 +277,22 @@ def coalition_values(
     return values[:, inverse]
 
 
+def _checked_inputs(X: Any, background: Any, allow_nan: bool, max_features: int,
+                    max_rows_per_call: int) -> tuple[ArrayOrFrame, ArrayOrFrame]:
+    """:func:`lib.validation.check_inputs`, and the limits of an enumeration of all coalitions."""
+    X, background = check_inputs(X, background, allow_nan)
+    d = X.shape[1]
+    if d > max_features:
+        raise ValueError(
+            f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the "
+            f"limit of {max_features} (2**{max_features} = {2**max_features} coalitions per row). "
+            "Use sample_shapley, or group features."
+        )
+    if max_rows_per_call < 1:
+        raise ValueError("max_rows_per_call must be >= 1")
+    return X, background
+
+
 def interventional_game(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -332,16 +348,8 @@ def interventional_game(
     numpy.ndarray
         ``(n, 2**d)`` for a single-output model, ``(n, 2**d, k)`` otherwise.
     """
-    X, background = check_inputs(X, background, allow_nan)
+    X, background = _checked_inputs(X, background, allow_nan, max_features, max_rows_per_call)
     n, d = X.shape
-    if d > max_features:
-        raise ValueError(
-            f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the "
-            f"limit of {max_features} (2**{max_features} = {2**max_features} coalitions per row). "
-            "Use sample_shapley, or group features."
-        )
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
     if coalitions is None:
         if d > 0 and not isinstance(X, pd.DataFrame):
             return games.full_game(f, X, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
@@ -494,8 +502,12 @@ def exact_shapley(
     Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
     ``max_rows_per_call``; where many hybrid rows coincide (discretised or categorical
     data: an array of plain numbers, or a DataFrame without missing values), each
-    *distinct* hybrid row once (see :func:`interventional_game`).  The model must not
-    modify its input in place.
+    *distinct* hybrid row once (see :func:`interventional_game`).  On that path the values
+    come from the outputs without the game's ``n 2**d m`` means
+    (:func:`lib._shapley_games.distinct_shapley`: per background row, the features where it
+    equals ``x`` are null players), equal to the game's values up to rounding (``1e-15``
+    relative, a test checks ``1e-12``); ``base_values`` and ``outputs`` are the game's to the
+    last bit.  The model must not modify its input in place.
     Refuses ``d > max_features`` with a ``ValueError``.
 
     Returns
@@ -503,23 +515,24 @@ def exact_shapley(
     ShapleyResult
         ``values`` of shape ``(n, d)`` or ``(n, d, k)``.
     """
-    game = interventional_game(
-        f,
-        X,
-        background,
-        max_rows_per_call=max_rows_per_call,
-        allow_nan=allow_nan,
-        max_features=max_features,
-    )
-    Xr = as_rows(X, "X")
-    if game.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
-        values = np.moveaxis(shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2)
+    Xr, background = _checked_inputs(X, background, allow_nan, max_features, max_rows_per_call)
+    direct = None
+    if Xr.shape[1] > 0:
+        direct = games.distinct_shapley(f, Xr, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
+    if direct is not None:
+        values, base, outputs = direct
     else:
-        values = shapley_from_game(game)
+        game = interventional_game(f, Xr, background, max_rows_per_call=max_rows_per_call,
+                                   allow_nan=allow_nan, max_features=max_features)
+        if game.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
+            values = np.moveaxis(shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2)
+        else:
+            values = shapley_from_game(game)
+        base, outputs = game[:, 0], game[:, -1]
     return ShapleyResult(
         values=values,
-        base_values=game[:, 0],
-        outputs=game[:, -1],
+        base_values=base,
+        outputs=outputs,
         data=Xr,
         feature_names=_feature_names(Xr, feature_names),
         output_names=list(output_names) if output_names is not None else None,

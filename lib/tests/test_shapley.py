@@ -668,7 +668,8 @@ def test_engine_refuses_outputs_that_change_shape():
 
 
 # ---------------------------------------------------------------------------
-# The compiled distinct-row path: the same numbers as the plain path, bit for bit
+# The compiled distinct-row path: the same game as the plain path, bit for bit; the
+# same Shapley values up to rounding
 # ---------------------------------------------------------------------------
 
 
@@ -696,10 +697,88 @@ def test_distinct_path_equals_plain_path_on_discretised_data(monkeypatch, m, out
     assert len(fast_model.seen) == len(set(fast_model.seen)) == len(distinct)  # the fast path ran
     monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", -1.0)  # every hybrid row
     plain = sh.exact_shapley(model, X, bg)
-    np.testing.assert_array_equal(fast.values, plain.values)
+    # the values from the pairs (another order of the same sums): equal up to rounding;
+    # v(∅) and v(N), the same means in the same order: to the last bit
+    np.testing.assert_allclose(fast.values, plain.values, rtol=1e-12, atol=1e-13)
     np.testing.assert_array_equal(fast.base_values, plain.base_values)
+    np.testing.assert_array_equal(fast.outputs, plain.outputs)
     np.testing.assert_array_equal(sh.interventional_game(model, X, bg),
                                   sh.coalition_values(model, X, bg, np.arange(64)))
+
+
+def _shapley_of_game(model, X, bg):
+    """The reference: the game on every hybrid row, then the Shapley formula."""
+    game = sh.coalition_values(model, X, bg, np.arange(2 ** X.shape[1]))
+    if game.ndim == 3:
+        return np.moveaxis(sh.shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2), game
+    return sh.shapley_from_game(game), game
+
+
+@pytest.mark.parametrize("case", ["int64", "int32", "bool", "float", "k=0 and d=1", "hash keys",
+                                  "several calls", "several chunks", "one column of outputs",
+                                  "three outputs"])
+def test_shapley_values_from_the_pairs_equal_the_games(monkeypatch, case):
+    # lib._shapley_games.distinct_shapley: per background row only the coalitions of its free
+    # features; every variant of its input against the game on every hybrid row
+    n, m, d, levels = 4, 30, 6, 3
+    X, bg = _discrete(n=n, m=m, d=d, levels=levels, seed=len(case))
+    X[1] = bg[3]  # a row equal to a background row: a pair with no free feature
+    model = _nonlinear
+    if case == "int32":
+        X, bg = X.astype(np.int32), bg.astype(np.int32)
+    elif case == "bool":
+        X, bg = X.astype(bool), bg.astype(bool)
+    elif case == "float":
+        X, bg = X * 0.25 - 2.0, bg * 0.25 - 2.0
+    elif case == "k=0 and d=1":
+        X, bg = X[:, :1], bg[:, :1]
+        monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", 1.0)  # one feature: dedup never pays much
+    elif case == "hash keys":  # values 300 apart: keys (601**6 of them) too sparse for a direct table
+        X, bg = X * 300 + 7, bg * 300 + 7
+        model = lambda Z: _nonlinear((np.asarray(Z) - 7) // 300)  # noqa: E731
+    elif case == "several calls":
+        monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", 0.9)
+    elif case == "several chunks":
+        monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**d * m)  # two explained rows per chunk
+    elif case == "one column of outputs":
+        model = lambda Z: _nonlinear(Z)[:, None]  # noqa: E731
+    elif case == "three outputs":
+        model = lambda Z: np.column_stack([_nonlinear(Z), np.cos(np.asarray(Z, float).sum(axis=1)),  # noqa: E731
+                                           -_nonlinear(Z) ** 2])
+    seen = _RecordingModel(model)
+    calls = sh.CountingModel(seen)
+    got = sh.exact_shapley(calls, X, bg, max_rows_per_call=97 if case == "several calls" else 2**16)
+    if case == "several calls":
+        assert calls.calls > 1
+    assert len(set(seen.seen)) < X.shape[0] * 2 ** X.shape[1] * m
+    if case != "several chunks":  # distinct rows, once (chunks: once per chunk)
+        assert len(seen.seen) == len(set(seen.seen))
+        everything = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(X.shape[1]))
+                      for i in range(n) for S in range(2 ** X.shape[1]) for b in bg}
+        assert set(seen.seen) == everything
+    values, game = _shapley_of_game(model, X, bg)
+    np.testing.assert_array_equal(sh.interventional_game(model, X, bg), game)  # the game's own path, same keys
+    assert got.values.shape == values.shape
+    np.testing.assert_allclose(got.values, values, rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(got.base_values, game[:, 0])
+    np.testing.assert_array_equal(got.outputs, game[:, -1])
+    np.testing.assert_allclose(got.efficiency_gap(), 0.0, atol=1e-12)
+    if case == "int32":  # the model sees the rows in their own type
+        assert all(isinstance(v, int) for v in seen.seen[0])
+    row = 1  # x_1 = b_3: the same output for every coalition against b_3
+    assert np.isfinite(got.values[row]).all()
+
+
+def test_shapley_values_from_the_pairs_take_the_rows_dtype():
+    X, bg = _discrete(n=2, m=10, d=3, levels=2, seed=1)
+    dtypes = []
+
+    def model(Z):
+        dtypes.append(np.asarray(Z).dtype)
+        return _nonlinear(Z)
+
+    sh.exact_shapley(model, X.astype(np.int16), bg.astype(np.int16))
+    assert dtypes == [np.dtype(np.int16)]
 
 
 def test_dataframe_with_categorical_columns_takes_the_distinct_row_path():
@@ -734,7 +813,8 @@ def test_dataframe_with_categorical_columns_takes_the_distinct_row_path():
     # the plain path: every coalition evaluated against every background row
     plain = sh.coalition_values(f_frame, X, bg, np.arange(32))
     np.testing.assert_array_equal(sh.interventional_game(f_frame, X, bg), plain)
-    np.testing.assert_array_equal(fast.values, sh.shapley_from_game(plain))
+    np.testing.assert_allclose(fast.values, sh.shapley_from_game(plain), rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(fast.base_values, plain[:, 0])
     assert fast.feature_names == ["colour", "size", "count", "flag", "label"]
 
 
