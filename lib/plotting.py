@@ -12,6 +12,7 @@ and in the notebook's output of the figure, where the book's pages take it from
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -234,6 +235,31 @@ def _describe_in_notebook() -> None:
             describe_display(formatter)
 
 
+#: matplotlib's SVG clip paths: ``id="p"`` and ten hex digits of a hash of the clip
+#: rectangle's coordinates at full precision
+_SVG_CLIP_ID = re.compile(r'id="(p[0-9a-f]{10})"')
+
+
+def stable_svg_ids(svg: str) -> str:
+    """The SVG with its clip-path ids numbered in order of appearance (``clip0``, ``clip1``, ...).
+
+    matplotlib names a clip path by a hash of its rectangle's coordinates at full precision
+    (salted by ``svg.hashsalt``), so last-bit noise in an axes' edges (from a layout
+    computed through another BLAS kernel or numpy's baseline SIMD loops) renames it, while
+    the coordinates the file prints, at lower precision, stay the same. Numbered in order,
+    the ids depend only on what is drawn.
+    """
+    ids = list(dict.fromkeys(_SVG_CLIP_ID.findall(svg)))
+    for k, old in enumerate(ids):
+        new = f"clip{k}"
+        if new in svg:
+            raise ValueError(f"the SVG already uses the id {new!r}")
+        svg = svg.replace(f'id="{old}"', f'id="{new}"').replace(f"url(#{old})", f"url(#{new})")
+    if _SVG_CLIP_ID.search(svg) or re.search(r"#p[0-9a-f]{10}\b", svg):
+        raise ValueError("a clip-path id of the SVG was left unrenamed")
+    return svg
+
+
 def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
     """Save ``fig`` as ``book/figures/<name>.<fmt>`` for each format, reproducibly, described.
 
@@ -266,6 +292,10 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
         with mpl.rc_context({"svg.hashsalt": name, "svg.fonttype": "path"}):
             if fmt == "png":
                 _save_png(fig, path, dpi=150, bbox=bbox, metadata=meta)
+            elif fmt == "svg":
+                buffer = io.StringIO()
+                fig.savefig(buffer, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
+                path.write_text(stable_svg_ids(buffer.getvalue()), encoding="utf-8")
             else:
                 fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())

@@ -67,6 +67,35 @@ def test_saved_canvas_is_on_the_grid(tmp_path, monkeypatch):
         assert abs(size / step - round(size / step)) < 1e-4, size
 
 
+def test_svg_clip_ids_do_not_depend_on_last_bits(tmp_path, monkeypatch):
+    # matplotlib hashes a clip rectangle's coordinates at full precision into its id: an
+    # axes moved by 1e-15 of the figure (layout noise on another CPU) renamed every clip
+    # path although the printed coordinates stayed the same
+    import re
+
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    texts = []
+    for shift in (0.0, 1e-15):
+        fig = plt.figure(figsize=(3, 2))
+        ax = fig.add_axes((0.125 + shift, 0.11, 0.775, 0.77))
+        ax.plot([0, 1], [1, 0])
+        plotting.save_figure(fig, "clip-check", description="A falling line, to check the SVG's ids.")
+        plt.close(fig)
+        texts.append((tmp_path / "clip-check.svg").read_text(encoding="utf-8"))
+    assert texts[0] == texts[1]
+    assert 'id="clip0"' in texts[0] and "url(#clip0)" in texts[0]
+    assert not re.search(r'id="p[0-9a-f]{10}"', texts[0])
+
+
+def test_stable_svg_ids_renames_every_clip_path_in_order():
+    svg = ('<clipPath id="pffffffffff"/><clipPath id="p0123456789"/>'
+           '<g clip-path="url(#p0123456789)"/><g clip-path="url(#pffffffffff)"/>')
+    assert plotting.stable_svg_ids(svg) == ('<clipPath id="clip0"/><clipPath id="clip1"/>'
+                                            '<g clip-path="url(#clip1)"/><g clip-path="url(#clip0)"/>')
+    with pytest.raises(ValueError, match="clip0"):
+        plotting.stable_svg_ids('<clipPath id="p0123456789"/><g id="clip0"/>')
+
+
 def test_denoise_rounds_away_ulps_and_rejects_nan():
     assert plotting.denoise(np.array([-1e-17, 0.1 + 0.2]))[0] == 0.0
     assert np.signbit(plotting.denoise(np.array([-1e-17]))[0]) == False  # noqa: E712
