@@ -143,7 +143,7 @@ def _rotated(contenders: dict, repeats: int, calls: int = 1) -> dict[str, list[f
     code and tables still in cache) and ours right after shap and shapiq (caches flushed
     by their Python); a rotation alone keeps each contender's predecessor, the reversal
     changes it, so each contender runs after different others.  With ``calls > 1`` (cases
-    whose floor takes well under a millisecond, :data:`FAST_FLOOR_SECONDS`) each
+    whose floor takes under :data:`FAST_FLOOR_SECONDS`) each
     contender's later calls in a slot run on the caches its own first call warmed, the
     same for all, so that the best-of measures each one warm rather than whichever
     predecessor it happened to follow."""

@@ -33,8 +33,7 @@ def tie_grid(values: np.typing.ArrayLike, rtol: float = DEFAULT_TIE_RTOL, *, axi
         raise ValueError("rtol must be in [0, 1)")
     if not np.all(np.isfinite(v)):
         raise ValueError("values must be finite to be ranked")
-    if rtol == 0:
+    if rtol == 0 or v.size == 0:
         return v.copy()
-    scale = np.abs(v).max(axis=axis, keepdims=True) if v.size else np.zeros((1,) * v.ndim)
-    step = rtol * scale
+    step = rtol * np.abs(v).max(axis=axis, keepdims=True)
     return np.round(np.divide(v, step, out=np.zeros_like(v), where=step > 0))

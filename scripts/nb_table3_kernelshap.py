@@ -66,12 +66,12 @@ OUT_DIR = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3"
 TABLE = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3.csv"
 TABLE_LOG_ODDS = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-log-odds.csv"
 SPREAD = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-spread.csv"
-#: Smallest data sets first (the stored run's seconds), so that a spread run cut short has
-#: finished whole data sets.
 #: Every float written at ten significant digits: KernelSHAP's least squares go through
 #: LAPACK/BLAS, whose last bits depend on the kernel the CPU picks (spambase's 57 variables
 #: came out 5e-15 apart on two machines); ten digits keep the files the same on any machine.
 FLOAT_FORMAT = "%.10g"
+#: Smallest data sets first (the stored run's seconds), so that a spread run cut short has
+#: finished whole data sets.
 BY_COST = ["cervical", "tic-tac-toe", "breast-wisconsin", "german-numeric", "crx", "ionosphere",
            "telco", "twonorm", "adult", "spambase"]
 

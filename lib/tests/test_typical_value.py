@@ -471,7 +471,7 @@ def test_agreement_ties_values_equal_but_for_rounding():
     m_exact, m_noisy = tv.agreement(attribution, exact, top_k=1), tv.agreement(attribution, noisy, top_k=1)
     pd.testing.assert_frame_equal(m_exact, m_noisy)
     assert m_noisy.loc[0, "sign"] == 1.0  # the null player's -1e-18 counts as zero
-    # read raw, the noise decides: the raw sign differs and the top-1 is decided by 5e-17
+    # read raw, the noise decides: the null player's sign and the symmetric pair's order
     raw = tv.agreement(attribution, noisy, top_k=1, tie_rtol=0)
     assert raw.loc[0, "sign"] == 0.8 and raw.loc[0, "spearman"] != m_noisy.loc[0, "spearman"]
 
