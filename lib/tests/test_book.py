@@ -8,7 +8,8 @@ They read the repository's files (notebook sources, ``book/figures``, ``_config.
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
+import importlib
+import sys
 import json
 import re
 from collections import Counter
@@ -49,11 +50,12 @@ def _figure_calls() -> list[tuple[Path, dict[str, Any], str]]:
     return calls
 
 
-def _compendium() -> Any:
-    spec = importlib.util.spec_from_file_location("compendium", REPO_ROOT / "book" / "_ext" / "compendium.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _compendium(module: str) -> Any:
+    """A module of the book's Sphinx extension (``book/_ext/compendium/``), imported as Sphinx does."""
+    ext = str(REPO_ROOT / "book" / "_ext")
+    if ext not in sys.path:
+        sys.path.insert(0, ext)
+    return importlib.import_module(f"compendium.{module}")
 
 
 def test_every_figure_file_is_written_by_exactly_one_notebook() -> None:
@@ -96,7 +98,7 @@ def test_pages_reference_only_existing_figure_files() -> None:
 
 
 def _toc_files() -> list[str]:
-    return [name for _, name in _compendium()._toc_files(REPO_ROOT)]
+    return [name for _, name in _compendium("pages").toc_files(REPO_ROOT)]
 
 
 def test_every_notebook_is_in_the_table_of_contents_and_back() -> None:
@@ -133,14 +135,14 @@ def test_citation_cff_is_complete_and_agrees_with_the_book() -> None:
     assert str(cff["version"]) == lib.__version__
     assert cff["repository-code"] == _config()["repository"]["url"]
     assert cff["title"].split(" — ")[0] in _config()["title"]
-    bibtex = _compendium().book_bibtex(cff)
+    bibtex = _compendium("bibtex").book_bibtex(cff)
     assert bibtex.startswith("@software{") and cff["repository-code"] in bibtex
     assert bibtex.count("{") == bibtex.count("}")
 
 
 def test_bibtex_source_of_every_reference_is_found() -> None:
     text = (REPO_ROOT / "book" / "references.bib").read_text(encoding="utf-8")
-    entries = _compendium()._bib_entries(text)
+    entries = _compendium("bibtex").bib_entries(text)
     keys = re.findall(r"^@\w+\{([^,]+),", text, flags=re.M)
     assert sorted(entries) == sorted(keys)
     for key, entry in entries.items():
@@ -163,7 +165,7 @@ Body.
 ```{admonition} Note: not an erratum
 x
 ```"""
-    found = _compendium().admonitions(text.splitlines())
+    found = _compendium("errata").admonitions(text.splitlines())
     assert [t for t, _ in found] == ["Erratum: first", "Deviation: second", "Note: not an erratum"]
     first = found[0][1]
     assert first[0] == "```{admonition} Erratum: first" and first[-1] == "```"
@@ -174,16 +176,16 @@ x
 @pytest.mark.parametrize("chapter", ["01-naive-bayes", "02-shapley-compositions", "04-typical-value-contributions"])
 def test_chapters_with_known_errata_have_them(chapter: str) -> None:
     # These chapters document errata of their papers; the errata page collects them.
-    compendium = _compendium()
+    pages, errata = _compendium("pages"), _compendium("errata")
     count = 0
     for nb in (REPO_ROOT / "notebooks" / chapter).glob("*.ipynb"):
-        lines, _ = compendium._page_text(REPO_ROOT, str(nb.relative_to(REPO_ROOT).with_suffix("")))
-        count += sum(t.startswith("Erratum") for t, _ in compendium.admonitions(lines))
+        lines, _ = pages.page_text(REPO_ROOT, str(nb.relative_to(REPO_ROOT).with_suffix("")))
+        count += sum(t.startswith("Erratum") for t, _ in errata.admonitions(lines))
     assert count >= 1
 
 
 def test_errata_links_are_made_absolute() -> None:
-    fix = _compendium().absolute_doc_links
+    fix = _compendium("errata").absolute_doc_links
     lines = ["see {doc}`02-woe-vs-shapley` and {doc}`the data <../00-foundations/02-data>`,",
              "{doc}`/book/errata` stays"]
     assert fix(lines, "notebooks/01-naive-bayes/03-kernelshap") == [

@@ -211,14 +211,14 @@ def test_typed_numbers_detector(text: str, expected: list[str]) -> None:
 
 
 def test_setup_role_renders_the_plain_number() -> None:
-    # {setup}`14` (book/_ext/compendium.py) shows the number as ordinary text, in a span that
+    # {setup}`14` (book/_ext/compendium/roles.py) shows the number as ordinary text, in a span that
     # marks it as a set-up number; the scan above strips it like every other role
-    import importlib.util
+    import importlib
+    import sys
 
-    spec = importlib.util.spec_from_file_location("compendium", REPO_ROOT / "book" / "_ext" / "compendium.py")
-    compendium = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compendium)
-    (node,), messages = compendium.setup_role("setup", "{setup}`48,842`", "48,842", 1, None)
+    sys.path.insert(0, str(REPO_ROOT / "book" / "_ext"))
+    roles = importlib.import_module("compendium.roles")
+    (node,), messages = roles.setup_role("setup", "{setup}`48,842`", "48,842", 1, None)
     assert node.astext() == "48,842" and node["classes"] == ["setup-number"] and not messages
     assert typed_numbers("{setup}`48,842` rows") == []
 

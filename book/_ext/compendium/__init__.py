@@ -1,0 +1,49 @@
+"""The book's Sphinx extension: the pages it builds from the repository, one directive per module.
+
+``{errata-list}`` (:mod:`compendium.errata`)
+    Every erratum and explained deviation the notebooks state, in reading order.
+``{reproduction-report}`` (:mod:`compendium.report`)
+    The reproduction report computed by :mod:`lib.report`.
+``{chapter-results} <paper key>`` (:mod:`compendium.chapter_results`)
+    A chapter's results box: the verdicts of :mod:`lib.report` for one paper.
+``{figures-list}`` (:mod:`compendium.figures`)
+    Every figure of the book with its caption, source cell, sha256 and citation.
+``{bibtex-entries}``, ``{book-bibtex}`` (:mod:`compendium.bibtex`)
+    BibTeX of the papers (``book/references.bib``) and of the book (``CITATION.cff``).
+``{paper}`0.837```, ``{setup}`14``` (:mod:`compendium.roles`)
+    A number the paper publishes; a number that defines the set-up.
+Equation numbers (:mod:`compendium.equations`)
+    ``(L10)`` for a paper's equation, ``(1.4)`` for the book's own.
+
+What they share (the pages of ``_toc.yml``, their text, table helpers) is :mod:`compendium.pages`.
+Registered as a local extension in ``_config.yml`` (``sphinx: local_extensions``), which puts
+``book/_ext`` on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compendium.bibtex import BibtexEntries, BookBibtex
+from compendium.chapter_results import ChapterResults
+from compendium.equations import number_equations, strip_tags
+from compendium.errata import ErrataList
+from compendium.figures import FiguresList
+from compendium.report import ReproductionReport
+from compendium.roles import paper_role, setup_role
+from compendium.scripts import unique_scripts
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", unique_scripts, priority=900)
+    app.add_directive("errata-list", ErrataList)
+    app.add_directive("reproduction-report", ReproductionReport)
+    app.add_directive("bibtex-entries", BibtexEntries)
+    app.add_directive("book-bibtex", BookBibtex)
+    app.add_directive("chapter-results", ChapterResults)
+    app.add_directive("figures-list", FiguresList)
+    app.add_role("paper", paper_role)
+    app.add_role("setup", setup_role)
+    app.connect("env-get-updated", number_equations, priority=900)
+    app.connect("doctree-resolved", strip_tags)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
