@@ -38,6 +38,12 @@ validation
     The input checks every explainer applies (rows to explain, background rows).
 report
     The reproduction report: every published number the book reproduces, classified.
+stable
+    Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.
+ranks
+    Ties in rank statistics of attributions.
+permutation_sampling
+    Antithetic permutation sampling, the book's recommended estimator past exact enumeration.
 experiments
     One module per stored result of an experiment (constants, unit of work), shared by its
     notebook and its script.
@@ -58,13 +64,16 @@ __all__ = [
     "kernel_comparison",
     "khiops_nb",
     "naive_bayes",
+    "permutation_sampling",
     "plotting",
     "pyagrum_bridge",
+    "ranks",
     "report",
     "sdp",
     "sdp_estimation",
     "shapley",
     "simplex",
+    "stable",
     "typical_value",
     "validation",
 ]

@@ -70,7 +70,6 @@ __all__ = [
     "reproduction_report",
     "summary",
     "table_rows",
-    "write_derived",
 ]
 
 #: The papers' names (BibTeX key -> short name), in the book's order.
@@ -711,80 +710,3 @@ def check_evidence(specs: Sequence[TableSpec] | None = None, root: str | Path | 
         if tol is not None and tol.source is not None and tol.source.csv == spec.csv:
             problems.append(f"{spec.csv}: the tolerance must come from the cell that measured a spread, not the table")
     return problems
-
-
-# --------------------------------------------------------------------------- writing tables
-def write_derived(
-    frame: pd.DataFrame,
-    name: str,
-    *,
-    digits: int | None = None,
-    index: bool = False,
-    float_format: str | None = None,
-    root: str | Path | None = None,
-) -> str:
-    """Write ``frame`` to ``data/derived/<name>`` reproducibly; return the repository-relative path.
-
-    Floats are rounded to ``digits`` decimals (if given), or printed with ``float_format`` (a
-    ``%`` format, e.g. ``"%.4f"``), and written with ``\\n`` line ends, so that the file's bytes
-    do not depend on rounding noise in the last digits (a BLAS kernel, a thread count) and the test
-    run leaves ``git status`` clean.
-    """
-    root = Path(root) if root is not None else _repo_root()
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"write_derived takes a DataFrame, got {type(frame).__name__}")
-    if "/" in name.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or not name.endswith(".csv"):
-        raise ValueError(f"name must be a file name ending in .csv (a sub-folder is allowed), got {name!r}")
-    out = frame.copy()
-    if digits is not None:
-        floats = out.select_dtypes(include="floating").columns
-        out[floats] = out[floats].round(digits)
-        out[floats] = out[floats].where(out[floats] != 0, 0.0)  # no "-0.0"
-    path = root / "data" / "derived" / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    out.to_csv(path, index=index, lineterminator="\n", float_format=float_format)
-    return path.relative_to(root).as_posix()
-
-
-def ranked(values: pd.DataFrame | pd.Series, by: str | None = None, *, ascending: bool = False,
-           decimals: int = 10) -> pd.DataFrame | pd.Series:
-    """Rows sorted by a value, the same order on every CPU.
-
-    Two values equal in exact arithmetic (two features with the same Shapley value) come
-    out of floating point a few ulps apart, in an order that depends on the BLAS kernel.
-    The sort key is therefore the value rounded to ``decimals`` places; ties are broken
-    by the index labels (as strings, ascending), whichever way the values are sorted.
-    ``by`` names the column of a DataFrame; a Series is sorted by its values.
-    """
-    if isinstance(values, pd.DataFrame):
-        if by is None or by not in values.columns:
-            raise ValueError(f"name the column to rank by (one of {list(values.columns)}), got {by!r}")
-        key = values[by]
-    elif isinstance(values, pd.Series):
-        if by is not None:
-            raise ValueError("a Series is ranked by its values; do not pass `by`")
-        key = values
-    else:
-        raise TypeError(f"rank a pandas DataFrame or Series, got {type(values).__name__}")
-    v = pd.to_numeric(key, errors="raise").to_numpy(dtype=float)
-    labels = np.array([str(i) for i in values.index])
-    return values.iloc[stable_order(v, ascending=ascending, decimals=decimals, tie_break=labels)]
-
-
-def stable_order(values: Any, *, ascending: bool = True, decimals: int = 10,
-                 tie_break: Any | None = None) -> np.ndarray:
-    """Indices that sort ``values`` (1-D), the same on every CPU: see :func:`ranked`.
-
-    Values are compared rounded to ``decimals`` places; ties keep the order of
-    ``tie_break`` (ascending) if given, else their positions.
-    """
-    v = np.asarray(values, dtype=float)
-    if v.ndim != 1:
-        raise ValueError(f"need a 1-D array of values, got shape {v.shape}")
-    if np.isnan(v).any():
-        raise ValueError("cannot rank NaN values")
-    rounded = np.round(v, decimals)
-    second = np.arange(v.size) if tie_break is None else np.asarray(tie_break)
-    if second.shape != v.shape:
-        raise ValueError(f"tie_break must have the shape of values {v.shape}, got {second.shape}")
-    return np.lexsort((second, rounded if ascending else -rounded))

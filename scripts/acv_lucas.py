@@ -189,7 +189,7 @@ def exact_tables(rows: pd.DataFrame, parts: Path, features: list[str]) -> None:
     X0, y0 = lib.data.load_lucas0()
     ours, _, _, _ = train_test_split(X0, y0, test_size=0.2, random_state=21)
     assert (ours.index.to_numpy() == train["lucas0_row"].to_numpy()).all(), "the two environments split LUCAS0 differently"
-    write = lib.report.write_derived
+    write = lib.stable.write_derived
     write(decisions.assign(**{f: bn.states(d)[:, i] for i, f in enumerate(features)})[
         ["state", *features, "proba", "decision"]], "sdp-acv-decisions.csv", digits=12)
     write(train, "sdp-acv-train-rows.csv")

@@ -377,11 +377,11 @@ _TO_CSV = re.compile(r"\.to_csv\(")
 
 
 def test_notebooks_write_derived_files_through_the_library() -> None:
-    # every stored table goes through lib.report.write_derived (fixed line ends, rounding
+    # every stored table goes through lib.stable.write_derived (fixed line ends, rounding
     # where asked), never DataFrame.to_csv, so its bytes come out the same on any machine
     found = [f"{path.relative_to(REPO_ROOT)} cell {number}" for path, number, cell in _notebook_cells()
              if cell["cell_type"] == "code" and _TO_CSV.search("".join(cell["source"]))]
-    assert not found, "write derived CSVs with lib.report.write_derived:\n" + "\n".join(found)
+    assert not found, "write derived CSVs with lib.stable.write_derived:\n" + "\n".join(found)
 
 
 _LONG_FLOAT = re.compile(r"-?\d+\.\d{9,}")
@@ -398,3 +398,14 @@ def test_glued_floats_are_rounded() -> None:
                 name = output["metadata"]["scrapbook"]["name"]
                 found.append(f"{path.relative_to(REPO_ROOT)}: {name} = {value}")
     assert not found, "glue rounded values:\n" + "\n".join(found)
+
+
+_ROUNDED_BY_HAND = re.compile(r"(?<![\w.])glue\([^\n]*round\(")
+
+
+def test_rounded_numbers_are_glued_through_one_helper() -> None:
+    # one helper rounds a glued number (lib.stable.glue_number), not round(float(x), 6) retyped
+    found = [f"{path.relative_to(REPO_ROOT)} cell {number}: {line.strip()}"
+             for path, number, cell in _notebook_cells() if cell["cell_type"] == "code"
+             for line in "".join(cell["source"]).splitlines() if _ROUNDED_BY_HAND.search(line)]
+    assert not found, "glue a rounded number with lib.stable.glue_number:\n" + "\n".join(found)

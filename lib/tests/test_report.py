@@ -234,18 +234,6 @@ def test_summary_rejects_unknown_status() -> None:
         report.summary(frame)
 
 
-def test_write_derived_is_byte_stable(tmp_path: Path) -> None:
-    (tmp_path / "data" / "derived").mkdir(parents=True)
-    a = pd.DataFrame({"name": ["x", "y"], "value": [0.1 + 0.2, -1e-17]})
-    b = pd.DataFrame({"name": ["x", "y"], "value": [0.3, 1e-17]})  # differs only by rounding noise
-    path = report.write_derived(a, "t.csv", digits=6, root=tmp_path)
-    first = (tmp_path / path).read_bytes()
-    report.write_derived(b, "t.csv", digits=6, root=tmp_path)
-    assert (tmp_path / path).read_bytes() == first == b"name,value\nx,0.3\ny,0.0\n"
-    with pytest.raises(ValueError, match=".csv"):
-        report.write_derived(a, "t.txt", root=tmp_path)
-
-
 def test_real_registry_evidence() -> None:
     """Every verdict of the book rests on evidence a reader can follow (labelled cells)."""
     specs = report.load_registry(root=REPO_ROOT)
@@ -259,23 +247,6 @@ def test_real_registry_evidence() -> None:
         text = (REPO_ROOT / f"{spec.shown_in}.ipynb").read_text(encoding="utf-8")
         # The notebook named as the table's source writes it (its name appears in its code).
         assert spec.csv in text or spec.csv.removesuffix(".csv") in text, f"{spec.shown_in} does not mention {spec.csv}"
-
-
-def test_ranked_breaks_ties_by_label_not_by_rounding_noise():
-    import numpy as np
-
-    a = 0.1 + 0.2                                   # 0.30000000000000004
-    frame = pd.DataFrame({"v": [0.3, a, 0.5, 0.1]}, index=["Genetics", "Coughing", "Smoking", "Age"])
-    noisy = frame.assign(v=[a, 0.3, 0.5, 0.1])      # the two tied values the other way round
-    for f in (frame, noisy):
-        assert list(report.ranked(f, "v").index) == ["Smoking", "Coughing", "Genetics", "Age"]
-        assert list(report.ranked(f, "v", ascending=True).index) == ["Age", "Coughing", "Genetics", "Smoking"]
-    assert list(report.ranked(frame["v"]).index) == ["Smoking", "Coughing", "Genetics", "Age"]
-    np.testing.assert_array_equal(report.stable_order(np.array([a, 0.3, 0.1])), [2, 0, 1])
-    with pytest.raises(ValueError, match="column"):
-        report.ranked(frame, "w")
-    with pytest.raises(ValueError, match="NaN"):
-        report.stable_order(np.array([1.0, np.nan]))
 
 
 def test_papers_registry_holds_only_papers(tmp_path: Path) -> None:
