@@ -3,7 +3,7 @@
 Issue 22, items 1 and 3.  On games of the book where the exact interventional
 Shapley values exist (:func:`lib.shapley.exact_shapley`, the same background), each
 estimator is run at several budgets and seeds; the budget it actually spent is *counted*
-(:class:`lib.shapley.CountingModel`: rows passed to the model, per explained row), never
+(:class:`lib.counting.CountingModel`: rows passed to the model, per explained row), never
 read from its arguments.
 
 Games (built as ``benchmarks/exact_engine.py`` builds them)
@@ -64,7 +64,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from lib import permutation_sampling, shapley
+from lib import counting, permutation_sampling, shapley
 from timing import quiet_libraries
 
 BUDGETS = (500, 1500, 5000, 15000, 50000)
@@ -219,7 +219,7 @@ def _grouping_points(game, dataset, f, explain, bg, exact, extra, seed) -> list[
     for method in GROUPING_METHODS:
         for alpha in coal_many.ALPHAS:
             groups = gr.find_groups(extra["A"], method, alpha)
-            counted = shapley.CountingModel(f)
+            counted = counting.CountingModel(f)
             phi = co.coalitional_influence_interventional(counted, explain, bg, groups, overlap="size-factorial")
             err = np.mean([_rel_error(phi[r], exact[r]) for r in range(len(explain))])
             records.append({"game": game, "data": dataset, "d": d, "background": len(bg),
@@ -259,7 +259,7 @@ def run(games: list[str], budgets: list[int], n_seeds: int, rows: int, backgroun
                 for s in range(n_seeds if game in OLD_GAMES else min(n_seeds, new_game_seeds)):
                     errs, spent = [], []
                     for r in range(len(explain)):
-                        counted = shapley.CountingModel(f)
+                        counted = counting.CountingModel(f)
                         with warnings.catch_warnings():
                             warnings.simplefilter("ignore")
                             phi = est(counted, explain[r : r + 1], bg, budget, 1000 * s + r)

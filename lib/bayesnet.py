@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from lib.shapley import bitmask_rows
+from lib.games import bitmask_rows
 
 __all__ = [
     "LUCAS_FEATURES",

@@ -29,7 +29,7 @@ import pandas as pd
 
 from lib import naive_bayes as nbm
 from lib import shapley as sh
-from lib.shapley import CountingModel  # re-exported: the estimation notebook counts rows with it
+from lib.counting import CountingModel  # re-exported: the estimation notebook counts rows with it
 from lib import simplex as sx
 from lib.validation import check_finite_inputs
 

@@ -23,9 +23,21 @@ features by background rows ``b``:
 Shapes follow shap's conventions: values are ``(n, d)`` for a single-output model
 and ``(n, d, k)`` for ``k`` outputs; base values are ``(n,)`` or ``(n, k)``.
 
-This module holds the formula, :class:`ShapleyResult` and the public estimators; how the
-model is asked for the game (hybrid rows, each distinct row once, cache-sized blocks) is the
-private :mod:`lib._shapley_games`, and the input checks are :mod:`lib.validation`'s.
+The exact engine (:func:`exact_shapley`) has two paths to the same numbers
+(CONTRIBUTING.md, "The exact engine"):
+
+* the *reference path*, the book's derivation as code: the game's ``2**d`` values
+  (:func:`lib.games.interventional_game`: the model on every hybrid row, each coalition's value
+  the mean over the background), then the formula (:func:`shapley_from_game`);
+* the *fast path*, for discretised data (arrays of integers or booleans, DataFrames): the
+  private :mod:`lib._shapley_fast` asks the model for each distinct hybrid row once and sums
+  the Shapley values background row by background row.
+
+The input's type chooses the path (:func:`exact_path`), never its size; the two agree to
+``1e-12`` (``lib/tests/test_shapley_paths.py``).  The interventional game, its hybrid rows
+and the checked model call are :mod:`lib.games`'s (:func:`interventional_game`,
+:func:`coalition_values` and :data:`MAX_EXACT_FEATURES` are re-exported here), the input checks
+:mod:`lib.validation`'s.
 """
 
 from __future__ import annotations
@@ -39,43 +51,35 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from lib import _shapley_games as games
-from lib._shapley_games import bitmask_rows, evaluate, mix_rows
-from lib.validation import as_rows, check_inputs
+from lib.counting import CountingModel  # noqa: F401 (the notebooks' lib.shapley.CountingModel, until they call lib.counting)
+from lib.games import (
+    MAX_EXACT_FEATURES,
+    as_coalition_masks,
+    bitmask_rows,
+    coalition_values,
+    evaluate,
+    game_values,
+    interventional_game,
+    mix_rows,
+)
+from lib.validation import as_rows, check_enumerable, check_inputs
 
 __all__ = [
     "MAX_EXACT_FEATURES",
     "SamplingOptions",
     "ShapleyResult",
-    "CountingModel",
     "adjust_efficiency",
     "as_coalition_masks",
-    "bitmask_rows",
-    "check_inputs",
     "coalition_masks",
     "coalition_values",
-    "evaluate",
+    "exact_path",
     "exact_shapley",
     "game_size",
     "interventional_game",
-    "mix_rows",
     "sample_shapley",
     "shapley_from_game",
     "shapley_weights",
 ]
-
-#: The largest number of features :func:`exact_shapley` accepts: 2**20 coalitions,
-#: each evaluated against every background row, is already ~1e6 model calls per row.
-MAX_EXACT_FEATURES = 20
-
-#: :func:`interventional_game` evaluates only the distinct hybrid rows when the rows it
-#: would consider (see :func:`lib._shapley_games.full_game`) are at most this fraction of
-#: all ``n 2**d m``.
-DEDUP_MAX_DISTINCT_FRACTION = 0.5
-
-#: Below this number of players :func:`shapley_from_game` uses a dense
-#: ``(2**d, d)`` weight matrix and one matrix product; above it, a loop over players.
-_DENSE_MAX_PLAYERS = 14
 
 Model = Callable[[Any], Any]
 ArrayOrFrame = np.ndarray | pd.DataFrame
@@ -97,10 +101,6 @@ def coalition_masks(d: int) -> np.ndarray:
     return bitmask_rows(np.arange(2**d, dtype=np.int64), d)
 
 
-def _popcount(d: int) -> np.ndarray:
-    return coalition_masks(d).sum(axis=1)
-
-
 def shapley_weights(d: int) -> np.ndarray:
     """Shapley weights ``w(s) = s! (d-s-1)! / d!`` for coalition sizes ``s = 0 .. d-1``.
 
@@ -113,19 +113,6 @@ def shapley_weights(d: int) -> np.ndarray:
     if d < 1:
         raise ValueError(f"Shapley weights need at least one player, got d={d}")
     return np.array([1.0 / (d * math.comb(d - 1, s)) for s in range(d)])
-
-
-@lru_cache(maxsize=32)
-def _dense_operator(d: int) -> np.ndarray:
-    """``W`` with ``phi = v @ W``: ``W[S, i] = w(|S|-1)`` if ``i in S`` else ``-w(|S|)``."""
-    masks = coalition_masks(d)
-    size = masks.sum(axis=1)
-    w = shapley_weights(d)
-    w_in = np.where(size > 0, w[np.clip(size - 1, 0, d - 1)], 0.0)
-    w_out = np.where(size < d, w[np.clip(size, 0, d - 1)], 0.0)
-    op = np.where(masks, w_in[:, None], -w_out[:, None])
-    op.setflags(write=False)
-    return op
 
 
 def game_size(n_coalitions: int) -> int:
@@ -149,7 +136,12 @@ def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
         (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-shapley-def`
         (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
 
-    Shapley (1953), book eq. ``eq-found-shapley``.
+    Shapley (1953), book eq. ``eq-found-shapley``: for each player ``i``, the weighted sum over
+    the coalitions ``S`` without ``i`` of ``w(|S|) (v(S ∪ {i}) - v(S))``, all games at once
+    (one vectorised pass per player; memory ``O(2**d)`` per game).  Each sum is numpy's, in a
+    fixed order, and each game's values depend on that game alone: the same bits on any CPU
+    and whatever other games are computed with it (no matrix product, whose rounding depends
+    on the BLAS kernel and on the batch).
 
     Parameters
     ----------
@@ -174,227 +166,26 @@ def shapley_from_game(values: np.typing.ArrayLike) -> np.ndarray:
     d = game_size(v.shape[-1])
     if not np.all(np.isfinite(v)):
         raise ValueError("the game has NaN or infinite coalition values")
-    if d == 0:
-        return np.zeros(v.shape[:-1] + (0,))
-    if d <= _DENSE_MAX_PLAYERS:
-        return v @ _dense_operator(d)
-    return _shapley_from_game_loop(v, d)
+    v = np.ascontiguousarray(v)
+    phi = np.empty(v.shape[:-1] + (d,))
+    for i, weights in enumerate(_weights_without(d) if d <= 16 else _weights_without.__wrapped__(d)):
+        pairs = v.reshape(v.shape[:-1] + (2 ** (d - 1 - i), 2, 2**i))  # [..., bits above i, bit i, bits below i]
+        gain = (pairs[..., 1, :] - pairs[..., 0, :]) * weights          # w(|S|) (v(S ∪ {i}) - v(S)), S without i
+        phi[..., i] = gain.sum(axis=(-2, -1))
+    return phi
 
 
-def _shapley_from_game_loop(v: np.ndarray, d: int) -> np.ndarray:
-    """Same as :func:`shapley_from_game`, one player at a time (bounded memory)."""
-    w = shapley_weights(d)
-    size = _popcount(d)
-    s = np.arange(2**d, dtype=np.int64)
-    out = np.empty(v.shape[:-1] + (d,))
-    for i in range(d):
-        without = s[((s >> i) & 1) == 0]
-        out[..., i] = (v[..., without | (1 << i)] - v[..., without]) @ w[size[without]]
-    return out
-
-
-# ---------------------------------------------------------------------------
-# Interventional games of a model
-# ---------------------------------------------------------------------------
-
-
-def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
-    """Coalitions as a boolean ``(c, d)`` array (row ``r``, column ``j``: feature ``j`` present).
-
-    Accepts that array itself, or bitmasks (bit ``j`` = feature ``j``) as integers of any
-    size: numpy integers while ``d <= 62``, Python ints beyond (no ``2**d`` array is
-    ever built, so ``d`` can be in the hundreds).
-    """
-    if d < 1:
-        raise ValueError(f"need at least one feature, got d={d}")
-    if isinstance(coalitions, np.ndarray) and coalitions.dtype == bool:
-        if coalitions.ndim != 2 or coalitions.shape[1] != d or coalitions.shape[0] == 0:
-            raise ValueError(f"boolean coalitions must have shape (c, {d}) with c >= 1, got {coalitions.shape}")
-        return coalitions
-    ints = [int(s) for s in np.asarray(coalitions, dtype=object).reshape(-1)]
-    if not ints:
-        raise ValueError("coalitions must not be empty")
-    if min(ints) < 0 or max(ints) >= 1 << d:
-        raise ValueError(f"coalitions must be bitmasks in [0, 2**{d})")
-    if d <= 62:
-        return bitmask_rows(ints, d)
-    return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
-
-
-def coalition_values(
-    f: Model,
-    X: ArrayOrFrame | np.typing.ArrayLike,
-    background: ArrayOrFrame | np.typing.ArrayLike,
-    coalitions: Any,
-    *,
-    max_rows_per_call: int = 2**16,
-    allow_nan: bool = False,
-) -> np.ndarray:
-    """The interventional game on an explicit list of coalitions, for any number of features.
-
-    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
-        (notebooks/00-foundations/01-shapley-values.ipynb).
-
-    ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` (book eq. ``eq-found-interventional``;
-    Štrumbelj & Kononenko, 2014) for each row of ``X`` and each coalition in
-    ``coalitions`` (see :func:`as_coalition_masks`), without allocating the ``2**d``
-    coalitions.  Each *distinct* coalition is evaluated once: the model sees
-    ``n * (number of distinct coalitions) * m`` rows, in calls of at most about
-    ``max_rows_per_call`` rows.
-
-    Returns ``(n, c)`` for a single-output model, ``(n, c, k)`` otherwise, in the order of
-    ``coalitions`` (repeated coalitions repeat their value).
-    """
-    X, background = check_inputs(X, background, allow_nan)
-    n, d = X.shape
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
-    masks = as_coalition_masks(coalitions, d)
-    # distinct coalitions in increasing bitmask order (the columns reversed make the
-    # lexicographic order of np.unique the numeric order of the bitmasks)
-    unique_rev, inverse = np.unique(masks[:, ::-1], axis=0, return_inverse=True)
-    unique = np.ascontiguousarray(unique_rev[:, ::-1])
-    inverse = np.asarray(inverse).reshape(-1)
-    m = background.shape[0]
-    n_coal = unique.shape[0]
-    blocks_per_call = max(1, max_rows_per_call // m)
-    total_blocks = n * n_coal
-    result: np.ndarray | None = None
-    for start in range(0, total_blocks, blocks_per_call):
-        stop = min(total_blocks, start + blocks_per_call)
-        idx = np.arange(start, stop)
-        inst, coal = np.divmod(idx, n_coal)
-        rows = games.hybrid_rows(X, background, inst, unique[coal])
-        out = games.evaluate(f, rows, len(idx) * m)
-        means = out.reshape((len(idx), m) + out.shape[1:]).mean(axis=1)
-        if result is None:
-            result = np.empty((total_blocks,) + means.shape[1:])
-        elif means.shape[1:] != result.shape[1:]:
-            raise ValueError("the model returned a different number of outputs between calls")
-        result[start:stop] = means
-    assert result is not None
-    values = result.reshape((n, n_coal) + result.shape[1:])
-    return values[:, inverse]
-
-
-def _checked_inputs(X: Any, background: Any, allow_nan: bool, max_features: int,
-                    max_rows_per_call: int) -> tuple[ArrayOrFrame, ArrayOrFrame]:
-    """:func:`lib.validation.check_inputs`, and the limits of an enumeration of all coalitions."""
-    X, background = check_inputs(X, background, allow_nan)
-    d = X.shape[1]
-    if d > max_features:
-        raise ValueError(
-            f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the "
-            f"limit of {max_features} (2**{max_features} = {2**max_features} coalitions per row). "
-            "Use sample_shapley, or group features."
-        )
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
-    return X, background
-
-
-def interventional_game(
-    f: Model,
-    X: ArrayOrFrame | np.typing.ArrayLike,
-    background: ArrayOrFrame | np.typing.ArrayLike,
-    *,
-    coalitions: np.typing.ArrayLike | None = None,
-    max_rows_per_call: int = 2**16,
-    allow_nan: bool = False,
-    max_features: int = MAX_EXACT_FEATURES,
-) -> np.ndarray:
-    """All ``2**d`` coalition values of the interventional game of each row of ``X``.
-
-    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
-        (notebooks/00-foundations/01-shapley-values.ipynb); :ref:`eq-nb-value-function`
-        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-nb-ks-game`
-        (notebooks/01-naive-bayes/03-kernelshap.ipynb).
-
-    ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` over the ``m`` background rows
-    (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
-    ``eq-found-interventional``).
-
-    Parameters
-    ----------
-    f
-        Model output: maps an ``(r, d)`` array (or DataFrame, if ``X`` is one) to
-        ``(r,)`` or ``(r, k)``.
-    X
-        Instances to explain, ``(n, d)`` (a single 1-D row is accepted).
-    background
-        Background rows ``(m, d)`` replacing the absent features; same type and
-        columns as ``X``.
-    coalitions
-        Evaluate only these coalitions (bitmasks); the others are NaN in the result.
-        Default: all ``2**d``.  Cost: ``n * len(coalitions) * m`` model rows.
-    max_rows_per_call
-        Bound on the number of rows passed to ``f`` at once (memory stays bounded).
-
-    All ``2**d`` coalitions (the default): when many hybrid rows coincide (a background
-    row that agrees with ``x`` on features ``E`` gives the same row for ``S`` and
-    ``S ∪ E``), each distinct hybrid row is evaluated once — for an array of plain
-    numbers, or a DataFrame (categorical columns included) compared through its columns'
-    codes, without missing values; otherwise every row, in cache-sized blocks for an
-    array (see :func:`lib._shapley_games.full_game`).  The values are the same either way, to the last bit:
-    the means over the background are taken over the same outputs in the same order.
-    The model must not modify its input in place.
-    allow_nan
-        Let NaN through to the model (for models that handle missing values).
-    max_features
-        Refuse more features than this (default :data:`MAX_EXACT_FEATURES`).
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(n, 2**d)`` for a single-output model, ``(n, 2**d, k)`` otherwise.
-    """
-    X, background = _checked_inputs(X, background, allow_nan, max_features, max_rows_per_call)
-    n, d = X.shape
-    if coalitions is None:
-        if d > 0 and not isinstance(X, pd.DataFrame):
-            return games.full_game(f, X, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
-        if d > 0:
-            game = games.frame_game_distinct(f, X, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
-            if game is not None:
-                return game
-        chosen = np.arange(2**d, dtype=np.int64)
-    else:
-        chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
-        if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
-            raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
-    masks = bitmask_rows(chosen, d)
-    values = coalition_values(f, X, background, masks, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
-    if coalitions is None:
-        return values
-    game = np.full((n, 2**d) + values.shape[2:], np.nan)
-    game[:, chosen] = values
-    return game
-
-
-class CountingModel:
-    """A model wrapper that counts what it is asked: calls, and rows evaluated.
-
-    ``CountingModel(f)(Z)`` returns ``f(Z)`` and adds ``len(Z)`` to :attr:`rows` and 1 to
-    :attr:`calls`.  Used to compare estimators at the same number of *model
-    evaluations* (rows passed to the model), measured rather than assumed.
-    """
-
-    def __init__(self, f: Model) -> None:
-        if not callable(f):
-            raise ValueError("CountingModel needs a callable model")
-        self.f = f
-        self.rows = 0
-        self.calls = 0
-
-    def __call__(self, Z: Any) -> Any:
-        n = len(Z) if hasattr(Z, "__len__") else np.asarray(Z).shape[0]
-        self.rows += int(n)
-        self.calls += 1
-        return self.f(Z)
+@lru_cache(maxsize=32)
+def _weights_without(d: int) -> tuple[np.ndarray, ...]:
+    """For each player ``i``, the Shapley weights ``w(|S|)`` of the coalitions ``S`` without ``i``,
+    shaped ``(2**(d-1-i), 2**i)`` as they sit in a game (the bits above ``i``, the bits below)."""
+    w = shapley_weights(d) if d else np.zeros(0)
+    size = bitmask_rows(np.arange(2**d), d).sum(axis=1)
+    return tuple(w[size.reshape(2 ** (d - 1 - i), 2, 2**i)[:, 0, :]] for i in range(d))
 
 
 # ---------------------------------------------------------------------------
-# Results
+# Results, and the exact engine
 # ---------------------------------------------------------------------------
 
 
@@ -478,6 +269,23 @@ def _feature_names(X: ArrayOrFrame, feature_names: Sequence[str] | None) -> list
     return None
 
 
+def exact_path(X: ArrayOrFrame | np.typing.ArrayLike,
+               background: ArrayOrFrame | np.typing.ArrayLike) -> Literal["fast", "reference"]:
+    """The path :func:`exact_shapley` takes for these inputs, decided by their types alone.
+
+    ``"fast"`` for discretised data — DataFrames (columns compared through their values, or
+    their codes if categorical) and arrays of integers or booleans — where hybrid rows
+    coincide whenever a background row agrees with ``x`` on some features: each distinct row is
+    evaluated once (:mod:`lib._shapley_fast`).  ``"reference"`` for every other array (floats):
+    the game's ``2**d`` values, then :func:`shapley_from_game`.  Never the inputs' sizes: a row
+    gets the same values whatever rows are explained with it.
+    """
+    X, background = as_rows(X), as_rows(background, "background")
+    if isinstance(X, pd.DataFrame):
+        return "fast"
+    return "fast" if X.dtype.kind in "biu" and background.dtype.kind in "biu" else "reference"
+
+
 def exact_shapley(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -493,37 +301,32 @@ def exact_shapley(
 
     Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
 
-    Evaluates the interventional game (book eq. ``eq-found-interventional``) on all
-    ``2**d`` coalitions against every background row, then applies the Shapley
-    formula (Shapley, 1953; book eq. ``eq-found-shapley``) with
-    :func:`shapley_from_game`.  This is what shap's ``ExactExplainer`` computes
-    with an ``Independent`` masker holding the same background rows.
+    The Shapley formula (Shapley, 1953; book eq. ``eq-found-shapley``) applied to the
+    interventional game (book eq. ``eq-found-interventional``) on all ``2**d`` coalitions
+    against every background row.  This is what shap's ``ExactExplainer`` computes with an
+    ``Independent`` masker holding the same background rows.
 
-    Cost: at most ``n * 2**d * m`` model rows, evaluated in batches of at most
-    ``max_rows_per_call``; where many hybrid rows coincide (discretised or categorical
-    data: an array of plain numbers, or a DataFrame without missing values), each
-    *distinct* hybrid row once (see :func:`interventional_game`).  On that path the values
-    come from the outputs without the game's ``n 2**d m`` means
-    (:func:`lib._shapley_games.distinct_shapley`: per background row, the features where it
-    equals ``x`` are null players), equal to the game's values up to rounding (``1e-15``
-    relative, a test checks ``1e-12``); ``base_values`` and ``outputs`` are the game's to the
-    last bit.  The model must not modify its input in place.
-    Refuses ``d > max_features`` with a ``ValueError``.
+    Two paths, chosen by the inputs' types (:func:`exact_path`), agree to ``1e-12``: floats take
+    the reference path, :func:`lib.games.interventional_game` (``n * 2**d * m`` model rows, in batches of
+    at most ``max_rows_per_call``) then :func:`shapley_from_game`; discretised data (integers,
+    booleans, DataFrames) the fast path, which evaluates each *distinct* hybrid row once and
+    sums the values background row by background row (where ``b`` equals ``x`` on features
+    ``E``, those are null players of ``f(x_S, b_{-S})``).  The model must not modify its input
+    in place.  Refuses ``d > max_features`` with a ``ValueError`` that names the book's
+    estimator beyond it.
 
     Returns
     -------
     ShapleyResult
         ``values`` of shape ``(n, d)`` or ``(n, d, k)``.
     """
-    Xr, background = _checked_inputs(X, background, allow_nan, max_features, max_rows_per_call)
-    direct = None
-    if Xr.shape[1] > 0:
-        direct = games.distinct_shapley(f, Xr, background, max_rows_per_call, DEDUP_MAX_DISTINCT_FRACTION)
-    if direct is not None:
-        values, base, outputs = direct
+    X, background = check_enumerable(X, background, allow_nan, max_features, max_rows_per_call)
+    if exact_path(X, background) == "fast":
+        from lib import _shapley_fast  # numba: imported on the first call that needs it
+
+        values, base, outputs = _shapley_fast.shapley_values(f, X, background, max_rows_per_call)
     else:
-        game = interventional_game(f, Xr, background, max_rows_per_call=max_rows_per_call,
-                                   allow_nan=allow_nan, max_features=max_features)
+        game = game_values(f, X, background, max_rows_per_call)
         if game.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
             values = np.moveaxis(shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2)
         else:
@@ -533,8 +336,8 @@ def exact_shapley(
         values=values,
         base_values=base,
         outputs=outputs,
-        data=Xr,
-        feature_names=_feature_names(Xr, feature_names),
+        data=X,
+        feature_names=_feature_names(X, feature_names),
         output_names=list(output_names) if output_names is not None else None,
         method="exact",
     )
@@ -630,7 +433,7 @@ def _one_sample_each(
     else:
         xs, bg = X[inst], background[w]
         rows = np.concatenate([np.where(with_i, xs, bg), np.where(before, xs, bg)])
-    out = games.evaluate(f, rows, 2 * r)
+    out = evaluate(f, rows, 2 * r)
     return out[:r] - out[r:]
 
 
@@ -837,8 +640,8 @@ def sample_shapley(
     cnt = moments.counts.reshape(n, d)
     variances = sample_var / cnt.reshape((n, d) + (1,) * len(k_shape))
 
-    base_out = games.evaluate(f, background, background.shape[0]).mean(axis=0)
-    outputs = games.evaluate(f, X, n)
+    base_out = evaluate(f, background, background.shape[0]).mean(axis=0)
+    outputs = evaluate(f, X, n)
     base = np.broadcast_to(base_out, outputs.shape).copy()
     if outputs.shape[1:] != k_shape:
         raise ValueError("the model returned a different number of outputs between calls")

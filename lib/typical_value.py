@@ -59,9 +59,10 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
+from .games import mix_rows
 from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
-from .shapley import ShapleyResult, mix_rows
+from .shapley import ShapleyResult
 from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
 
 __all__ = [

@@ -8,6 +8,8 @@ background rows; they are checked here, once, with the same messages everywhere:
   :mod:`lib.compositions`, :mod:`lib.typical_value`);
 * :func:`check_rows` — one table of rows as a DataFrame (the typical-value method works
   on columns by name), and whether it was one;
+* :func:`check_enumerable` — :func:`check_inputs`, and the limits of an enumeration of all
+  ``2**d`` coalitions (the exact engine, :mod:`lib.shapley` and :mod:`lib.games`);
 * :func:`check_finite_inputs` — :func:`check_inputs` for arrays of finite numbers only;
 * :func:`is_categorical`, :func:`is_number` — the two type tests the checks above and the
   experiments use.
@@ -25,6 +27,7 @@ import pandas as pd
 __all__ = [
     "as_frame",
     "as_rows",
+    "check_enumerable",
     "check_finite_inputs",
     "check_inputs",
     "check_rows",
@@ -151,6 +154,29 @@ def check_inputs(
                     f"{name} has NaN in feature columns {cols}; impute them, or pass "
                     "allow_nan=True if the model handles missing values itself"
                 )
+    return X, background
+
+
+def check_enumerable(X: Any, background: Any, allow_nan: bool, max_features: int,
+                     max_rows_per_call: int) -> tuple[ArrayOrFrame, ArrayOrFrame]:
+    """:func:`check_inputs`, and the limits of an enumeration of all ``2**d`` coalitions.
+
+    At most ``max_features`` features (and 62: coalitions are int64 bitmasks), else a
+    ``ValueError`` that names the book's estimator beyond exact enumeration; and
+    ``max_rows_per_call >= 1``.
+    """
+    X, background = check_inputs(X, background, allow_nan)
+    d, limit = X.shape[1], min(max_features, 62)
+    if d > limit:
+        raise ValueError(
+            f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the limit of "
+            f"{limit} (2**{limit} coalitions per row). Estimate them with the book's estimator, antithetic "
+            "permutation sampling: lib.permutation_sampling.antithetic_shapley(f, X, background, "
+            "max_rows=..., rng=np.random.default_rng(0)), max_rows the model rows to spend per explained "
+            "row (or n_pairs=... orderings); or group the features (lib.coalitional)."
+        )
+    if max_rows_per_call < 1:
+        raise ValueError("max_rows_per_call must be >= 1")
     return X, background
 
 

@@ -32,6 +32,7 @@ import lib.data
 from lib import coalitional as co
 from lib import grouping as gr
 from lib import shapley as sh
+from lib.counting import CountingModel
 from lib.data import REPO_ROOT
 from lib.parallel import gather_unit_csvs, write_unit_csv
 
@@ -154,7 +155,7 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
                 "group list": " ".join("{" + ",".join(map(str, g)) + "}" for g in groups),
             }
             if computed:
-                counter = sh.CountingModel(f)
+                counter = CountingModel(f)
                 t0 = time.process_time()
                 phi = co.coalitional_influence_interventional(counter, explained, background, groups,
                                                               overlap="size-factorial")

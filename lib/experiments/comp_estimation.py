@@ -29,7 +29,7 @@ from lib.compositions import (
     shap_permutation_compositions,
     shap_sampling_compositions,
 )
-from lib.shapley import CountingModel
+from lib.counting import CountingModel
 from lib.validation import check_finite_inputs
 
 __all__ = ["BUDGETS", "ESTIMATORS", "N_BACKGROUND", "ROWS", "estimation_errors", "iris_setup"]

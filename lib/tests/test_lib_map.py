@@ -88,7 +88,7 @@ def test_the_chapters_are_the_notebooks_imports(module: str) -> None:
         ("x = lib.data.load_iris()\n", "data", True),
         ("from lib.experiments.coal_many import ALPHAS\n", "experiments/", True),
         ("from lib import coalitional as co\n", "grouping", False),
-        ("from lib import shapley as sh\n", "_shapley_games", False),
+        ("from lib import shapley as sh\n", "_shapley_fast", False),
         ("import lib\n", "data", False),
     ],
 )

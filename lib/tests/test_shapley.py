@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from lib import _shapley_games
 from lib import shapley as sh
+from lib.counting import CountingModel
 
 # ---------------------------------------------------------------------------
 # Random games
@@ -112,20 +112,28 @@ def test_batched_games_equal_one_by_one(v):
         np.testing.assert_allclose(phi[g], sh.shapley_from_game(v[g]), atol=1e-12)
 
 
-def test_loop_path_equals_dense_path():
+def test_equals_the_matrix_of_weights():
+    # phi = v W with W[S, i] = w(|S|-1) if i in S else -w(|S|): the same sums, another order
     rng = np.random.default_rng(1)
     for d in (1, 3, 7, 10):
+        masks = sh.coalition_masks(d)
+        size = masks.sum(axis=1)
+        w = np.append(sh.shapley_weights(d), 0.0)          # w(d) = 0: the grand coalition has no i outside
+        W = np.where(masks, w[np.maximum(size - 1, 0)][:, None], -w[size][:, None])
         v = rng.normal(size=(2, 2**d))
-        np.testing.assert_allclose(
-            sh._shapley_from_game_loop(v, d), sh.shapley_from_game(v), atol=1e-12)
+        np.testing.assert_allclose(sh.shapley_from_game(v), v @ W, rtol=0, atol=1e-12)
 
 
-def test_large_game_uses_loop_and_keeps_efficiency():
-    d = sh._DENSE_MAX_PLAYERS + 2
-    v = np.random.default_rng(2).normal(size=2**d)
-    phi = sh.shapley_from_game(v)
-    assert phi.shape == (d,)
-    assert abs(phi.sum() - (v[-1] - v[0])) < 1e-9
+def test_a_games_values_do_not_depend_on_the_other_games():
+    # no matrix product: the rounding of a game's values cannot depend on the batch (BLAS kernels
+    # block a product by its shape), so one game alone gives the same bits as in a batch
+    rng = np.random.default_rng(2)
+    for d in (3, 8, 12, 17):
+        v = rng.normal(size=(7, 2**d)) * np.exp(rng.normal(size=(7, 2**d)) * 4)
+        batch = sh.shapley_from_game(v)
+        for g in (0, 3, 6):
+            np.testing.assert_array_equal(sh.shapley_from_game(v[g]), batch[g])
+        assert np.abs(batch.sum(axis=1) - (v[:, -1] - v[:, 0])).max() < 1e-9 * np.abs(v).max()
 
 
 def test_known_games():
@@ -253,10 +261,14 @@ def _lin(Z):
     return np.asarray(Z, dtype=float).sum(axis=1)
 
 
-def test_too_many_features_names_the_limit():
+def test_too_many_features_names_the_limit_and_the_books_estimator():
     X = np.zeros((1, sh.MAX_EXACT_FEATURES + 1))
-    with pytest.raises(ValueError, match=f"limit of {sh.MAX_EXACT_FEATURES}"):
+    with pytest.raises(ValueError, match=f"limit of {sh.MAX_EXACT_FEATURES}") as refused:
         sh.exact_shapley(_lin, X, X)
+    assert "lib.permutation_sampling.antithetic_shapley(f, X, background" in str(refused.value)
+    assert "sample_shapley" not in str(refused.value)
+    with pytest.raises(ValueError, match="limit of 62"):  # int64 bitmasks, whatever max_features says
+        sh.interventional_game(_lin, np.zeros((1, 63)), np.zeros((1, 63)), max_features=100)
 
 
 def test_width_mismatch():
@@ -523,7 +535,7 @@ def test_coalition_values_for_many_features_count_each_distinct_coalition_once()
     d = 70                                         # bitmasks beyond 64 bits: Python ints
     X, B = rng.normal(size=(2, d)), rng.normal(size=(5, d))
     wanted = [0, (1 << 69) | 1, (1 << d) - 1, 1 << 65, (1 << 69) | 1]
-    model = sh.CountingModel(_linear_pairs)
+    model = CountingModel(_linear_pairs)
     v = sh.coalition_values(model, X, B, wanted)
     assert v.shape == (2, 5)
     assert model.rows == 2 * 5 * 4                 # n * m * distinct coalitions
@@ -542,7 +554,8 @@ def test_coalition_values_reject_bad_coalitions(bad):
 
 
 # ---------------------------------------------------------------------------
-# The exact engine's two paths: distinct hybrid rows once, or Gray-code blocks
+# The reference path: every hybrid row, in cache-sized blocks (the fast path and the
+# agreement of the two: test_shapley_paths.py)
 # ---------------------------------------------------------------------------
 
 
@@ -557,11 +570,6 @@ def _game_by_loops(f, X: np.ndarray, bg: np.ndarray) -> np.ndarray:
     return out
 
 
-def _discrete(n: int, m: int, d: int, levels: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, levels, (n, d)), rng.integers(0, levels, (m, d))
-
-
 def _nonlinear(Z: np.ndarray) -> np.ndarray:
     # no BLAS (a matrix product's rounding can depend on the batch under some kernels):
     # each row's output is then the same whatever rows it is evaluated with
@@ -569,90 +577,28 @@ def _nonlinear(Z: np.ndarray) -> np.ndarray:
     return np.sin((Z * np.arange(1.0, Z.shape[1] + 1)).sum(axis=1)) + Z[:, 0] * Z[:, -1] ** 2
 
 
-class _RecordingModel:
-    """Counts the rows it is given and remembers each one (to find repeats)."""
-
-    def __init__(self, f):
-        self.f, self.seen = f, []
-
-    def __call__(self, Z):
-        self.seen.extend(map(tuple, np.asarray(Z).tolist()))
-        return self.f(Z)
-
-
-@pytest.mark.parametrize("seed", [0, 1, 2])
-@pytest.mark.parametrize("kind", ["int64", "int8 shifted", "float"])  # keys by offset, offset < 0, by rank
-def test_discrete_data_evaluate_each_distinct_hybrid_row_once(seed, kind):
-    X, bg = _discrete(n=4, m=30, d=5, levels=3, seed=seed)
-    if kind == "int8 shifted":
-        X, bg = (X - 7).astype(np.int8), (bg - 7).astype(np.int8)
-    elif kind == "float":
-        X, bg = X * 0.3 - 1.1, bg * 0.3 - 1.1
-    model = _RecordingModel(_nonlinear)
-    game = sh.interventional_game(model, X, bg)
-    distinct = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(5))
-                for i in range(4) for S in range(32) for b in bg}
-    assert len(model.seen) == len(set(model.seen)) == len(distinct) < 4 * 32 * 30 // 2
-    assert set(model.seen) == distinct
-    np.testing.assert_allclose(game, _game_by_loops(_nonlinear, X, bg), rtol=0, atol=1e-12)
-
-
-def test_dedup_and_all_rows_give_the_same_values(monkeypatch):
-    X, bg = _discrete(n=3, m=40, d=6, levels=2, seed=5)
-    two = lambda Z: np.column_stack([_nonlinear(Z), np.cos(np.asarray(Z, float).sum(axis=1))])  # noqa: E731
-    counted = sh.CountingModel(two)
-    deduped = sh.exact_shapley(counted, X, bg)
-    assert counted.rows < 3 * 2**6 * 40 // 4  # binary features: most hybrid rows repeat
-    monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", -1.0)  # never dedup
-    counted_all = sh.CountingModel(two)
-    every = sh.exact_shapley(counted_all, X, bg)
-    assert counted_all.rows == 3 * 2**6 * 40
-    np.testing.assert_allclose(deduped.values, every.values, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(deduped.base_values, every.base_values, rtol=0, atol=1e-12)
-    # the reference path (explicit coalition list) agrees as well
-    ref = sh.coalition_values(two, X, bg, np.arange(2**6))
-    np.testing.assert_allclose(sh.interventional_game(two, X, bg), ref, rtol=0, atol=1e-12)
-
-
-def test_dedup_chunks_of_explained_rows(monkeypatch):
-    # keys compared per chunk of explained rows: values unchanged, repeats only across chunks
-    X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=3)
-    whole = sh.interventional_game(_nonlinear, X, bg)
-    monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
-    monkeypatch.setattr(_shapley_games, "GATHER_ELEMENTS", 3 * 20)         # outputs gathered 3 coalitions at a time
-    model = _RecordingModel(_nonlinear)
-    chunked = sh.interventional_game(model, X, bg, max_rows_per_call=7)
-    np.testing.assert_array_equal(chunked, whole)
-    assert len(model.seen) > len(set(model.seen))
-    two = lambda Z: np.column_stack([_nonlinear(Z), -_nonlinear(Z) ** 2])  # noqa: E731
-    np.testing.assert_array_equal(sh.interventional_game(two, X, bg),
-                                  sh.coalition_values(two, X, bg, np.arange(16)))
-
-
-def test_dedup_chunks_each_in_one_compiled_call(monkeypatch):
-    # chunks of explained rows small enough that one model call takes a chunk's rows: the
-    # compiled pairs build the rows of explained rows start + inst (start > 0 from the
-    # second chunk on); each chunk's distinct rows once, the values those of coalition_values
-    X, bg = _discrete(n=5, m=20, d=4, levels=3, seed=4)
-    monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**4 * 20)  # two explained rows per chunk
-    model = _RecordingModel(_nonlinear)
-    game = sh.interventional_game(model, X, bg)
-    np.testing.assert_array_equal(game, sh.coalition_values(_nonlinear, X, bg, np.arange(16)))
-    chunks = [range(0, 2), range(2, 4), range(4, 5)]
-    expected = sum(len({tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(4))
-                        for i in rows for S in range(16) for b in bg}) for rows in chunks)
-    assert len(model.seen) == expected
-
-
 @pytest.mark.parametrize("max_rows", [10, 64, 200, 1700, 2**16])  # k = 0 (one block > limit), 1, 3, d (2 rows a call), d (all)
-def test_continuous_data_every_row_in_gray_code_blocks(max_rows):
+def test_reference_path_evaluates_every_row_in_blocks(max_rows):
     rng = np.random.default_rng(7)
     X, bg = rng.normal(size=(3, 5)), rng.normal(size=(25, 5))
-    counted = sh.CountingModel(_nonlinear)
+    counted = CountingModel(_nonlinear)
     game = sh.interventional_game(counted, X, bg, max_rows_per_call=max_rows)
-    assert counted.rows == 3 * 2**5 * 25  # nothing coincides: no dedup attempted
+    assert counted.rows == 3 * 2**5 * 25
     np.testing.assert_allclose(game, _game_by_loops(_nonlinear, X, bg), rtol=0, atol=1e-12)
+    # the same means over the same outputs as coalition by coalition
     np.testing.assert_array_equal(game, sh.coalition_values(_nonlinear, X, bg, np.arange(32)))
+
+
+def test_reference_path_on_integers_and_frames_is_the_same_game():
+    rng = np.random.default_rng(8)
+    X, bg = rng.integers(0, 3, (3, 4)), rng.integers(0, 3, (20, 4))
+    counted = CountingModel(_nonlinear)
+    game = sh.interventional_game(counted, X, bg)
+    assert counted.rows == 3 * 2**4 * 20                      # no row skipped, repeats included
+    frame = lambda A: pd.DataFrame(A, columns=list("abcd"))   # noqa: E731
+    game_frame = sh.interventional_game(lambda df: _nonlinear(df.to_numpy()), frame(X), frame(bg))
+    np.testing.assert_array_equal(game, game_frame)
+    np.testing.assert_allclose(game, _game_by_loops(_nonlinear, X, bg), rtol=0, atol=1e-12)
 
 
 def test_engine_refuses_outputs_that_change_shape():
@@ -665,166 +611,9 @@ def test_engine_refuses_outputs_that_change_shape():
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="different number of outputs"):
         sh.interventional_game(flaky, rng.normal(size=(2, 6)), rng.normal(size=(30, 6)), max_rows_per_call=60)
-
-
-# ---------------------------------------------------------------------------
-# The compiled distinct-row path: the same game as the plain path, bit for bit; the
-# same Shapley values up to rounding
-# ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("m", [1, 2, 7, 8, 9, 16, 17, 50, 127, 128, 129, 300, 1000, 9000])
-def test_compiled_means_sum_in_numpys_order(m):
-    # lib._shapley_kernels.pairwise_sum claims numpy's order for a contiguous float64
-    # reduction: mean over the last axis equal to the last bit (wide magnitudes, signs)
-    from lib import _shapley_kernels as kern
-
-    rng = np.random.default_rng(m)
-    A = rng.standard_normal((40, m)) * np.exp(rng.normal(size=(40, m)) * 6)
-    np.testing.assert_array_equal(kern.row_means(A).view(np.int64), A.mean(axis=1).view(np.int64))
-
-
-@pytest.mark.parametrize("m", [5, 50, 140])  # < 8, <= 128 (eight partial sums), > 128 (gathered)
-@pytest.mark.parametrize("outputs", [1, 2])
-def test_distinct_path_equals_plain_path_on_discretised_data(monkeypatch, m, outputs):
-    X, bg = _discrete(n=4, m=m, d=6, levels=3, seed=m)
-    model = _nonlinear if outputs == 1 else (
-        lambda Z: np.column_stack([_nonlinear(Z), np.cos(np.asarray(Z, float).sum(axis=1))]))
-    fast_model = _RecordingModel(model)
-    fast = sh.exact_shapley(fast_model, X, bg)
-    distinct = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(6))
-                for i in range(4) for S in range(64) for b in bg}
-    assert len(fast_model.seen) == len(set(fast_model.seen)) == len(distinct)  # the fast path ran
-    monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", -1.0)  # every hybrid row
-    plain = sh.exact_shapley(model, X, bg)
-    # the values from the pairs (another order of the same sums): equal up to rounding;
-    # v(∅) and v(N), the same means in the same order: to the last bit
-    np.testing.assert_allclose(fast.values, plain.values, rtol=1e-12, atol=1e-13)
-    np.testing.assert_array_equal(fast.base_values, plain.base_values)
-    np.testing.assert_array_equal(fast.outputs, plain.outputs)
-    np.testing.assert_array_equal(sh.interventional_game(model, X, bg),
-                                  sh.coalition_values(model, X, bg, np.arange(64)))
-
-
-def _shapley_of_game(model, X, bg):
-    """The reference: the game on every hybrid row, then the Shapley formula."""
-    game = sh.coalition_values(model, X, bg, np.arange(2 ** X.shape[1]))
-    if game.ndim == 3:
-        return np.moveaxis(sh.shapley_from_game(np.moveaxis(game, 1, 2)), 1, 2), game
-    return sh.shapley_from_game(game), game
-
-
-@pytest.mark.parametrize("case", ["int64", "int32", "bool", "float", "k=0 and d=1", "hash keys",
-                                  "several calls", "several chunks", "one column of outputs",
-                                  "three outputs"])
-def test_shapley_values_from_the_pairs_equal_the_games(monkeypatch, case):
-    # lib._shapley_games.distinct_shapley: per background row only the coalitions of its free
-    # features; every variant of its input against the game on every hybrid row
-    n, m, d, levels = 4, 30, 6, 3
-    X, bg = _discrete(n=n, m=m, d=d, levels=levels, seed=len(case))
-    X[1] = bg[3]  # a row equal to a background row: a pair with no free feature
-    model = _nonlinear
-    if case == "int32":
-        X, bg = X.astype(np.int32), bg.astype(np.int32)
-    elif case == "bool":
-        X, bg = X.astype(bool), bg.astype(bool)
-    elif case == "float":
-        X, bg = X * 0.25 - 2.0, bg * 0.25 - 2.0
-    elif case == "k=0 and d=1":
-        X, bg = X[:, :1], bg[:, :1]
-        monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", 1.0)  # one feature: dedup never pays much
-    elif case == "hash keys":  # values 300 apart: keys (601**6 of them) too sparse for a direct table
-        X, bg = X * 300 + 7, bg * 300 + 7
-        model = lambda Z: _nonlinear((np.asarray(Z) - 7) // 300)  # noqa: E731
-    elif case == "several calls":
-        monkeypatch.setattr(sh, "DEDUP_MAX_DISTINCT_FRACTION", 0.9)
-    elif case == "several chunks":
-        monkeypatch.setattr(_shapley_games, "DEDUP_MAX_KEYS", 2 * 2**d * m)  # two explained rows per chunk
-    elif case == "one column of outputs":
-        model = lambda Z: _nonlinear(Z)[:, None]  # noqa: E731
-    elif case == "three outputs":
-        model = lambda Z: np.column_stack([_nonlinear(Z), np.cos(np.asarray(Z, float).sum(axis=1)),  # noqa: E731
-                                           -_nonlinear(Z) ** 2])
-    seen = _RecordingModel(model)
-    calls = sh.CountingModel(seen)
-    got = sh.exact_shapley(calls, X, bg, max_rows_per_call=97 if case == "several calls" else 2**16)
-    if case == "several calls":
-        assert calls.calls > 1
-    assert len(set(seen.seen)) < X.shape[0] * 2 ** X.shape[1] * m
-    if case != "several chunks":  # distinct rows, once (chunks: once per chunk)
-        assert len(seen.seen) == len(set(seen.seen))
-        everything = {tuple(X[i, j] if (S >> j) & 1 else b[j] for j in range(X.shape[1]))
-                      for i in range(n) for S in range(2 ** X.shape[1]) for b in bg}
-        assert set(seen.seen) == everything
-    values, game = _shapley_of_game(model, X, bg)
-    np.testing.assert_array_equal(sh.interventional_game(model, X, bg), game)  # the game's own path, same keys
-    assert got.values.shape == values.shape
-    np.testing.assert_allclose(got.values, values, rtol=1e-12, atol=1e-13)
-    np.testing.assert_array_equal(got.base_values, game[:, 0])
-    np.testing.assert_array_equal(got.outputs, game[:, -1])
-    np.testing.assert_allclose(got.efficiency_gap(), 0.0, atol=1e-12)
-    if case == "int32":  # the model sees the rows in their own type
-        assert all(isinstance(v, int) for v in seen.seen[0])
-    row = 1  # x_1 = b_3: the same output for every coalition against b_3
-    assert np.isfinite(got.values[row]).all()
-
-
-def test_shapley_values_from_the_pairs_take_the_rows_dtype():
-    X, bg = _discrete(n=2, m=10, d=3, levels=2, seed=1)
-    dtypes = []
-
-    def model(Z):
-        dtypes.append(np.asarray(Z).dtype)
-        return _nonlinear(Z)
-
-    sh.exact_shapley(model, X.astype(np.int16), bg.astype(np.int16))
-    assert dtypes == [np.dtype(np.int16)]
-
-
-def test_dataframe_with_categorical_columns_takes_the_distinct_row_path():
-    rng = np.random.default_rng(11)
-    colours = pd.CategoricalDtype(["red", "green", "blue"])
-    sizes = pd.CategoricalDtype(["S", "M", "L", "XL"], ordered=True)
-
-    def frame(n):
-        return pd.DataFrame({
-            "colour": pd.Categorical.from_codes(rng.integers(0, 3, n), dtype=colours),
-            "size": pd.Categorical.from_codes(rng.integers(0, 4, n), dtype=sizes),
-            "count": rng.integers(0, 3, n),
-            "flag": rng.integers(0, 2, n).astype(bool),
-            "label": rng.choice(["a", "b"], n).astype(object),
-        })
-
-    X, bg = frame(3), frame(40)
-    effect = {"red": 0.3, "green": -1.0, "blue": 2.0}
-
-    def f_frame(df):
-        assert isinstance(df["colour"].dtype, pd.CategoricalDtype) and df["colour"].dtype == colours
-        c = df["colour"].map(effect).astype(float).to_numpy()
-        s = df["size"].cat.codes.to_numpy().astype(float)
-        k = df["count"].to_numpy().astype(float)
-        return np.sin(c * (1.0 + s)) + k * df["flag"].to_numpy() - 0.5 * (df["label"] == "b").to_numpy() * s
-
-    counted = sh.CountingModel(f_frame)
-    fast = sh.exact_shapley(counted, X, bg)
-    distinct = {tuple(X.iloc[i, j] if (S >> j) & 1 else bg.iloc[b, j] for j in range(5))
-                for i in range(3) for S in range(32) for b in range(40)}
-    assert counted.rows == len(distinct) < 3 * 2**5 * 40 // 2
-    # the plain path: every coalition evaluated against every background row
-    plain = sh.coalition_values(f_frame, X, bg, np.arange(32))
-    np.testing.assert_array_equal(sh.interventional_game(f_frame, X, bg), plain)
-    np.testing.assert_allclose(fast.values, sh.shapley_from_game(plain), rtol=1e-12, atol=1e-13)
-    np.testing.assert_array_equal(fast.base_values, plain[:, 0])
-    assert fast.feature_names == ["colour", "size", "count", "flag", "label"]
-
-
-def test_dataframe_with_missing_values_takes_the_plain_path():
-    X = pd.DataFrame({"a": [1.0, np.nan], "b": [0, 1]})
-    bg = pd.DataFrame({"a": [1.0, 2.0, 1.0, np.nan], "b": [0, 1, 1, 0]})
-    counted = sh.CountingModel(lambda df: df["a"].fillna(-1.0).to_numpy() * (1 + df["b"].to_numpy()))
-    game = sh.interventional_game(counted, X, bg, allow_nan=True)
-    assert counted.rows == 2 * 4 * 4  # no deduplication when a value is missing
-    np.testing.assert_array_equal(game, sh.coalition_values(counted.f, X, bg, np.arange(4), allow_nan=True))
+    calls["n"] = 0
+    with pytest.raises(ValueError, match="different number of outputs"):  # the fast path
+        sh.exact_shapley(flaky, rng.integers(0, 9, (2, 6)), rng.integers(0, 9, (30, 6)), max_rows_per_call=60)
 
 
 # ---------------------------------------------------------------------------
