@@ -278,7 +278,9 @@ def exact_path(X: ArrayOrFrame | np.typing.ArrayLike,
     coincide whenever a background row agrees with ``x`` on some features: each distinct row is
     evaluated once (:mod:`lib._shapley_fast`).  ``"reference"`` for every other array (floats):
     the game's ``2**d`` values, then :func:`shapley_from_game`.  Never the inputs' sizes: a row
-    gets the same values whatever rows are explained with it.
+    gets the same values whatever rows are explained with it.  Discretised data stored as
+    floats (part indices, category codes) take the fast path once given as integers
+    (``X.astype(np.int64)``), if the model accepts them.
     """
     X, background = as_rows(X), as_rows(background, "background")
     if isinstance(X, pd.DataFrame):
