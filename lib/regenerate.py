@@ -142,8 +142,8 @@ CHEAP_BUDGET_MINUTES = 15
 _TIMES = {"time*": None}                      # coal-grid: milliseconds of this process
 _CPU = {"cpu * s": None}                      # coal-many: CPU seconds
 _SECONDS = {"seconds": None, "seconds per explained row": None}   # nb-table3's JSON summaries
-#: nb-table3's JSON summaries, also: KernelSHAP's distance to eq. 10 where it enumerates every
-#: coalition (and to eq. 10's background expectation) is rounding noise, 1e-15 to 1e-13, whose
+#: nb-table3's JSON summaries, also: KernelSHAP's distance to Eq. (L10) where it enumerates every
+#: coalition (and to Eq. (L10)'s background expectation) is rounding noise, 1e-15 to 1e-13, whose
 #: digits depend on the BLAS kernel (spambase: 2.48e-15 on one machine, 2.43e-15 on another);
 #: allowed to move by 1e-12, far below the sampled distances (1e-3 to 1e-1) the chapter reads
 _TABLE3 = {**_SECONDS, "log-odds vs eq10 *": 1e-12}

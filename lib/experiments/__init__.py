@@ -13,7 +13,7 @@ comp_estimation
     The Shapley-composition estimators against the budget (chapter 2, ``06-estimation``;
     ``scripts/comp_estimation.py``).
 nb_table3_kernelshap
-    Lemaire et al.'s Table 3, KernelSHAP against eq. 10 (chapter 1, ``03-kernelshap``;
+    Lemaire et al.'s Table 3, KernelSHAP against Eq. (L10) (chapter 1, ``03-kernelshap``;
     ``scripts/nb_table3_kernelshap.py``).
 sdp_figure1
     Amoukou & Brunel's claims about their Figure 1, as tests (chapter 3,

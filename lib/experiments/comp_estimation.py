@@ -84,7 +84,7 @@ def estimation_errors(
     ``max_evals = 2 n_samples // m`` masked evaluations of ``m`` background rows each
     (skipped when that is less than one permutation, ``2 d + 1``).  ``estimators`` selects
     a subset (the results of each do not depend on which others run).  The adjusted variants
-    (Appendix E, eq. 18-19, ``eps``) reuse the draws of the unadjusted ones, at no extra
+    (Appendix E, Eq. (C18)-(C19), ``eps``) reuse the draws of the unadjusted ones, at no extra
     evaluation.  Every model call goes through a :class:`CountingModel`.  Seeds are
     derived from ``(seed, n_samples, estimator)``.
 

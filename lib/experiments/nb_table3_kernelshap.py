@@ -1,4 +1,4 @@
-"""Table 3 of Lemaire et al. (§5.3): KernelSHAP against eq. 10 on one data set, the protocol.
+"""Table 3 of Lemaire et al. (§5.3): KernelSHAP against Eq. (L10) on one data set, the protocol.
 
 Its home: the paper's numbers and data sets (:data:`PAPER`, :data:`DATASETS`), the protocol of the experiment (:func:`table3_protocol`, one data set; its result
 :class:`Table3Run`), built from the functions of :mod:`lib.kernel_comparison`.
@@ -59,9 +59,9 @@ class Table3Run:
     explain, background
         Row indices (into the data set) of the explained and background rows.
     ours
-        Eq. 10 (expectation over the training frequencies), ``(n, d)``.
+        Eq. (L10) (expectation over the training frequencies), ``(n, d)``.
     ours_background
-        Eq. 10 with the expectation over the background rows
+        Eq. (L10) with the expectation over the background rows
         (:func:`background_shapley_values`), ``(n, d)``.
     kernel_proba, kernel_log_odds
         KernelSHAP on ``P(Y_1|x)`` (the paper's) and on the log-odds (ours), ``(n, d)``,
@@ -96,8 +96,8 @@ class Table3Run:
 
     def summary(self) -> dict[str, Any]:
         """Table 3's two correlations on ``P(Y|X)`` (the paper's comparison), the same on
-        the log-odds, and the local errors of KernelSHAP on the log-odds against eq. 10
-        and against eq. 10 with the background expectation."""
+        the log-odds, and the local errors of KernelSHAP on the log-odds against Eq. (L10)
+        and against Eq. (L10) with the background expectation."""
         g = self.global_table()
         out: dict[str, Any] = {"n_explain": len(self.explain), "n_background": len(self.background),
                                "d": len(self.feature_names), "nsamples": self.nsamples,
@@ -131,7 +131,7 @@ def table3_protocol(
     ``n_background`` background rows with :func:`choose_rows` (``rng =
     np.random.default_rng(seed)``), runs :func:`kernel_shap` once on the two-output model
     (``P(Y_1|x)``, log-odds) with ``l1_reg=False`` and shap's global generator seeded
-    with ``seed``, and computes eq. 10 on the same rows.
+    with ``seed``, and computes Eq. (L10) on the same rows.
     """
     parts = tables.check_parts(parts)
     rng = np.random.default_rng(seed)
