@@ -105,6 +105,10 @@ from lib.data.nb_paper import (
 from lib.data.parsing import read_kdic
 
 __all__ = [
+    "REPO_ROOT",
+    "DEFAULT_DATA_DIR",
+    "MANIFEST_PATH",
+    "TWONORM_A",
     "ENV_VAR",
     "MIRROR_VAR",
     "ChecksumError",
