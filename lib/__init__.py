@@ -29,7 +29,7 @@ grouping
 typical_value
     Typical-value (negative-class mode) contributions for unbalanced binary classification.
 naive_bayes
-    Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., eq. 10).
+    Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
 kernel_comparison

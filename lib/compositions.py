@@ -1,11 +1,11 @@
 """Shapley compositions: Shapley values of a probability vector on the simplex.
 
-Shapley-composition paper (book chapter ``02-shapley-compositions``), §4, eq. 5-8,
+Shapley-composition paper (book chapter ``02-shapley-compositions``), §4, Eq. (C5)-(C8),
 Appendices A, D and E.  For a classifier ``f`` with ``N`` classes the value function
-is the expectation under the Aitchison measure (eq. 6),
+is the expectation under the Aitchison measure (Eq. (C6)),
 ``v(S) = E^A[f(x_S, X_{-S})] = ilr^{-1}(E[ilr f(x_S, X_{-S})])``, the contribution is
-the perturbation difference ``v(S ∪ {i}) ⊖ v(S)`` (eq. 5), and the Shapley composition
-is ``φ(i) = (1/d!) ⊙ ⊕_π c(i, π)`` (eq. 7).
+the perturbation difference ``v(S ∪ {i}) ⊖ v(S)`` (Eq. (C5)), and the Shapley composition
+is ``φ(i) = (1/d!) ⊙ ⊕_π c(i, π)`` (Eq. (C7)).
 
 Because ``ilr`` is an isometric isomorphism that maps ``⊕, ⊖, ⊙`` to ``+, -, ×``,
 ``ilr φ(i)`` is *exactly* the ordinary Shapley value of the vector game
@@ -90,7 +90,7 @@ class ShapleyCompositions:
         ``(n, d, N-1)``: the ILR coordinates of the Shapley compositions, i.e. the
         Shapley values of ``ilr ∘ f``.
     base
-        ``(n, N)``: the base distribution ``E^A[f(X)]`` over the background (eq. 8).
+        ``(n, N)``: the base distribution ``E^A[f(X)]`` over the background (Eq. (C8)).
     prediction
         ``(n, N)``: ``f(x)``, closed.
     basis
@@ -121,7 +121,7 @@ class ShapleyCompositions:
         Book: :ref:`eq-comp-properties`
             (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
-        Zero for exact compositions (eq. 8, efficiency).
+        Zero for exact compositions (Eq. (C8), efficiency).
         """
         total = self.base
         comps = self.compositions
@@ -179,14 +179,14 @@ def exact_shapley_compositions(
     class_names: Sequence[str] | None = None,
     **kwargs: Any,
 ) -> ShapleyCompositions:
-    """Exact Shapley compositions (paper eq. 5-7) against a background set.
+    """Exact Shapley compositions (paper Eq. (C5)-(C7)) against a background set.
 
     Book: :ref:`eq-comp-value`, :ref:`eq-comp-shapley-composition`, :ref:`eq-comp-ilr-shapley`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
     ``= ilr^{-1}`` of :func:`lib.shapley.exact_shapley` applied to ``ilr ∘ f``: the
     value function ``E^A[f(x_S, b_{-S})] = ilr^{-1}(mean_b ilr f(x_S, b_{-S}))`` is the
-    interventional game of ``ilr ∘ f`` mapped back, and eq. 7 in ILR coordinates is the
+    interventional game of ``ilr ∘ f`` mapped back, and Eq. (C7) in ILR coordinates is the
     Shapley formula (module docstring).  ``kwargs`` go to ``exact_shapley``
     (``max_rows_per_call``, ``allow_nan``, ``max_features``).
 
@@ -214,7 +214,7 @@ def adjust_efficiency_compositions(
     *,
     eps: float = 1e-6,
 ) -> np.ndarray:
-    """Efficiency adjustment of estimated Shapley compositions (paper Appendix E, eq. 18-19).
+    """Efficiency adjustment of estimated Shapley compositions (paper Appendix E, Eq. (C18)-(C19)).
 
     Book: :ref:`eq-comp-adjustment`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
@@ -226,7 +226,7 @@ def adjust_efficiency_compositions(
     given the same "variance" ``tr Σ_i`` (the trace of the covariance of the estimate,
     summed over the ``N-1`` ILR coordinates, invariant under a change of orthonormal
     basis).  Note: ``lib.shapley.sample_shapley(adjust=True)`` on a multi-output model
-    weights each coordinate by its own variance instead, which is not eq. 18 and
+    weights each coordinate by its own variance instead, which is not Eq. (C18) and
     depends on the basis.
 
     Parameters
@@ -265,9 +265,9 @@ def sample_shapley_compositions(
     ``f(b_1) ⊖ f(b_2)``, in ILR ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is
     the ordinary mean in ILR.  ``allocation="variance"`` is Algorithm 2 with the
     correct condition (``min_samples`` for every feature first, then the greedy
-    ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, eq. 17, where ``tr Σ_i`` is the sum of the
+    ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, Eq. (C17), where ``tr Σ_i`` is the sum of the
     sample variances of the ``N-1`` ILR coordinates).  ``adjust=True`` applies
-    :func:`adjust_efficiency_compositions` (eq. 18-19, ``eps`` = the paper's ε).
+    :func:`adjust_efficiency_compositions` (Eq. (C18)-(C19), ``eps`` = the paper's ε).
 
     ``sampling``: the keyword options of :func:`lib.shapley.sample_shapley` — the budget
     ``max_samples`` (required) and the other fields of :class:`lib.shapley.SamplingOptions`
@@ -454,7 +454,7 @@ def shap_sampling_compositions(
     shap's explainer (Štrumbelj & Kononenko's sampling, a variance-driven second round,
     and the efficiency adjustment that Appendix E of the Shapley-composition paper
     adapts) treats each of the ``N-1`` ILR coordinates as a separate output: each
-    coordinate gets its own variance estimates and its own adjustment, whereas eq. 17-19
+    coordinate gets its own variance estimates and its own adjustment, whereas Eq. (C17)-(C19)
     use the *trace* over coordinates (:func:`sample_shapley_compositions`).
 
     ``n_samples`` is shap's ``nsamples`` per explained row (each sample evaluates the
@@ -552,7 +552,7 @@ def naive_bayes_ilr_terms(
         :ref:`eq-comp-nb-evidence`, :ref:`eq-comp-nb-perturbation`, :ref:`eq-comp-nb-additive`
         (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
 
-    For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., eq. 1;
+    For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., Eq. (L1);
     book eq. ``eq-nb-posterior``) the normalising constant is a scale factor, which
     log-ratios ignore, so in the Aitchison geometry the posterior is a perturbation of
     powered compositions, ``P(Y | x) = π ⊕ ⊕_i w_i ⊙ L_i(x_i)`` with
@@ -591,7 +591,7 @@ def naive_bayes_shapley_compositions(
         :ref:`eq-comp-nb-shapley`
         (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
 
-    The game is the paper's (Shapley-composition paper, eq. 5-7): the value of a coalition
+    The game is the paper's (Shapley-composition paper, Eq. (C5)-(C7)): the value of a coalition
     ``S`` is the Aitchison expectation ``E^A[f(x_S, X_{-S})] = ilr^{-1} E[ilr f(x_S, X_{-S})]``
     with the absent variables taken from a background (interventional, book eq.
     ``eq-found-interventional``).  Because ``ilr f`` is a constant plus one term per
@@ -601,7 +601,7 @@ def naive_bayes_shapley_compositions(
     ``φ(i) = ilr^{-1}( w_i (ilr L_i(x_i) − E_B[ilr L_i(B_i)]) ) = w_i ⊙ (L_i(x_i) ⊖ E^A_B[L_i(B_i)])``
 
     (book eq. ``eq-comp-nb-shapley``).  For two classes and the Gram-Schmidt basis its single
-    ILR coordinate is ``1/√2`` times Lemaire et al.'s eq. 10 (book eq. ``eq-nb-shapley``,
+    ILR coordinate is ``1/√2`` times Lemaire et al.'s Eq. (L10) (book eq. ``eq-nb-shapley``,
     :func:`lib.naive_bayes.shapley_values`) with the first class as the positive class.
 
     Cost: ``O(Σ_i P_i K)`` for the tables, then ``O(n d K)`` gathers for ``n`` rows; no
@@ -617,7 +617,7 @@ def naive_bayes_shapley_compositions(
     background
         ``(m, d)`` part indices of the background rows; ``None`` (default) takes the
         expectation under the tables' ``part_prob`` (``P(X_i = p)``, the training
-        frequencies: the expectation of Lemaire et al.'s eq. 10), which equals the
+        frequencies: the expectation of Lemaire et al.'s Eq. (L10)), which equals the
         training rows as background.
     basis
         ILR basis ``(K, K-1)``; default Gram-Schmidt.  The compositions do not depend on it.
@@ -626,7 +626,7 @@ def naive_bayes_shapley_compositions(
     -------
     ShapleyCompositions
         ``shapley.method == "naive-bayes-closed-form"``; ``prediction`` is the model's
-        posterior (eq. 1), ``base`` the Aitchison mean of the predictions over the background.
+        posterior (Eq. (L1)), ``base`` the Aitchison mean of the predictions over the background.
     """
     tables = _nb_tables(model)
     K = len(tables.classes)
@@ -666,18 +666,18 @@ def naive_bayes_shapley_compositions(
 
 
 def naive_bayes_geometric_rest(compositions: npt.ArrayLike) -> np.ndarray:
-    """Lemaire et al.'s eq. 10 for class ``k`` against the *geometric mean* of the other classes,
+    """Lemaire et al.'s Eq. (L10) for class ``k`` against the *geometric mean* of the other classes,
     read off naive Bayes Shapley compositions: ``K/(K−1) clr_k φ(i)``, ``(..., K) -> (..., K)``.
 
     Book: :ref:`eq-nb-multi-geometric` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     With ``δ_k = w_i (log P(x_i | k) − E[log P(X_i | k)])``, the closed form of
     :func:`naive_bayes_shapley_compositions` has ``clr_k φ(i) = δ_k − (1/K) Σ_j δ_j``, and
-    eq. 10 with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
+    Eq. (L10) with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
     classes' likelihoods is ``δ_k − (1/(K−1)) Σ_{j≠k} δ_j = K/(K−1) (δ_k − (1/K) Σ_j δ_j)``
     (the closure constant cancels in ``λ − E[λ]``).  The paper's extension (§3) takes the
     *arithmetic* mixture of the other classes instead (:func:`lib.naive_bayes.class_log_ratios`).
-    For two classes it is eq. 10 itself (book eq. ``eq-nb-multi-geometric``).
+    For two classes it is Eq. (L10) itself (book eq. ``eq-nb-multi-geometric``).
     """
     phi = sx.check_composition(compositions)
     k = phi.shape[-1]

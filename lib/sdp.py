@@ -9,15 +9,15 @@ Amoukou & Brunel, *Important variables are game-changers* (book chapter 3):
 
   the probability that the decision stays the same when only ``x_S`` is known and the
   other features follow their conditional distribution given ``X_S = x_S``.
-* Definition 3.2, eq. 3.1 — the swing game ``v(S) = 1{SDP_S >= pi}``; its Shapley values
-  (eq. 2.2 with ``v`` in place of ``f_S``) are the *Swing Shapley values*.
+* Definition 3.2, Eq. (A3.1) — the swing game ``v(S) = 1{SDP_S >= pi}``; its Shapley values
+  (Eq. (A2.2) with ``v`` in place of ``f_S``) are the *Swing Shapley values*.
 * §3.1 — a coalition ``S`` not containing ``i`` is a *swing* for ``i`` if ``S`` is
   losing and ``S ∪ {i}`` winning, a *reverse swing* if ``S`` is winning and
   ``S ∪ {i}`` losing.  Each Swing Shapley value is therefore the Shapley-weighted
   number of swings minus the Shapley-weighted number of reverse swings (the paper's
   Figure 1, right, "additive decomposition of the Swing-SV").
 
-* §2.1, eq. 2.1 — the ordinary (observational) value function the paper criticises,
+* §2.1, Eq. (A2.1) — the ordinary (observational) value function the paper criticises,
   ``v(S) = f_S(x_S) = E[f(X) | X_S = x_S]`` (:func:`conditional_game`), and beside it the
   interventional (marginal) one ``v(S) = E_{X_{-S} ~ P(X_{-S})}[f(x_S, X_{-S})]``
   (:func:`marginal_game`); their Shapley values (:func:`ordinary_shapley`,
@@ -153,7 +153,7 @@ def conditional_game(
         (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     With ``g = f`` this is the observational (conditional) value function of the
-    paper's eq. 2.1, ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
+    paper's Eq. (A2.1), ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
     "same decision as at ``x``" it is the SDP of Definition 3.1.
 
     Parameters
@@ -299,7 +299,7 @@ def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
 
 
 def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
-    """The swing game of eq. 3.1: ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
+    """The swing game of Eq. (A3.1): ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
 
     Book: :ref:`eq-sdp-swing-game`
         (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
@@ -313,7 +313,7 @@ def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
 def swing_shapley(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
     """Swing Shapley values (Definition 3.2): the Shapley values of the swing game, ``(..., d)``.
 
-    Computed by :func:`lib.shapley.shapley_from_game` (the paper's eq. 2.2 with
+    Computed by :func:`lib.shapley.shapley_from_game` (the paper's Eq. (A2.2) with
     ``v_{SDP,pi}`` in place of ``f_S``).  By efficiency they sum to ``v(N) - v(∅)``,
     i.e. to ``1 - 1{SDP_∅ >= pi}`` since ``SDP_N = 1``.
     """
@@ -437,7 +437,7 @@ def marginal_game(
     ``eq-found-interventional``, here with the exact distribution ``p`` in place of a
     background sample; with ``p`` the empirical distribution of background rows it is
     exactly :func:`lib.shapley.interventional_game` on those rows).  Compare
-    :func:`conditional_game`, the observational game of Amoukou & Brunel's eq. 2.1.
+    :func:`conditional_game`, the observational game of Amoukou & Brunel's Eq. (A2.1).
 
     All ``2**d`` hybrid states ``(x_S, z_{-S})`` of all ``2**d`` coalitions are indexed at
     once (``4**d`` table look-ups per instance, in blocks of bounded memory).
@@ -489,12 +489,12 @@ def ordinary_shapley(
 ) -> sh.ShapleyResult:
     """Exact ordinary Shapley values of ``g`` at ``x`` under the distribution ``p``.
 
-    ``game="observational"``: the game of Amoukou & Brunel's eq. 2.1,
+    ``game="observational"``: the game of Amoukou & Brunel's Eq. (A2.1),
     ``E[g(X) | X_S = x_S]`` (:func:`conditional_game`); ``game="interventional"``:
     ``E_{X_{-S} ~ P(X_{-S})}[g(x_S, X_{-S})]`` (:func:`marginal_game`).  The values are
-    the Shapley values of that game (the paper's eq. 2.2 with ``C = {i}``), computed by
+    the Shapley values of that game (the paper's Eq. (A2.2) with ``C = {i}``), computed by
     :func:`lib.shapley.shapley_from_game`; ``base_values`` is ``v(∅) = E[g(X)]`` and
-    ``outputs`` is ``v(N) = g(x)``, so efficiency (eq. 2.3) reads
+    ``outputs`` is ``v(N) = g(x)``, so efficiency (Eq. (A2.3)) reads
     ``values.sum(axis=1) == outputs - base_values``.
     """
     if game == "observational":

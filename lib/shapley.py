@@ -559,13 +559,13 @@ def adjust_efficiency(
     With ``err = total - sum_i phi_i`` (``total = f(x) - f_0``), each estimate moves by
     ``w_i * err`` where ``w_i = v_i / (1 + sum_j v_j)`` and
     ``v_i = var_i / (eps * max_j var_j)``: Shapley-composition paper, Appendix E,
-    eq. 18-19 (there written with ⊕ and ⊙ in the simplex; here in R), the same
+    Eq. (C18)-(C19) (there written with ⊕ and ⊙ in the simplex; here in R), the same
     Sherman-Morrison ridge correction as shap's ``SamplingExplainer``.  Afterwards
     ``|total - sum_i phi_i| = |err| / (1 + sum_j v_j) <= eps * |err|``.
 
     ``var_i`` is the variance *of the estimate* of ``phi_i`` (as in shap).  When all
     variances are zero the error is spread equally (``w_i = 1/d``).  With several
-    outputs each output is adjusted with its own variances; eq. 18 instead uses one
+    outputs each output is adjusted with its own variances; Eq. (C18) instead uses one
     weight per feature from the *trace* of its covariance — pass that trace repeated
     across outputs to get it (``lib.compositions`` does).
 
@@ -780,7 +780,7 @@ def sample_shapley(
     ``σ_i²/m_i − σ_i²/(m_i+1)``, the expected drop in the summed squared error,
     with ``σ_i²`` the running sample variance (for ``k`` outputs, the trace:
     the sum of the ``k`` variances, as in the Shapley-composition paper's
-    Appendix D, eq. 17).  The samples are allocated ``batch_size`` at a time by
+    Appendix D, Eq. (C17)).  The samples are allocated ``batch_size`` at a time by
     that greedy rule with the variances frozen during a batch; ``batch_size=1``
     is the algorithm exactly as published.
 
@@ -794,7 +794,7 @@ def sample_shapley(
     tends to ``m_i ∝ σ_i``.  The returned ``variances`` are always the plain sample
     variances.
 
-    ``adjust=True`` applies :func:`adjust_efficiency` (Appendix E, eq. 18-19 of the
+    ``adjust=True`` applies :func:`adjust_efficiency` (Appendix E, Eq. (C18)-(C19) of the
     Shapley-composition paper; shap's ``SamplingExplainer``) so the estimates add
     up to ``f(x) - E_b f(b)``.
 

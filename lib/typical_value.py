@@ -540,7 +540,7 @@ def nb_typical_log_odds(
         (notebooks/04-typical-value-contributions/01-derivation.ipynb).
 
     The log-odds is additive, ``L(x) = log P(c)/P(¬c) + Σ_k λ_k(x_k)`` (Lemaire et al.,
-    eq. 2), so replacing ``x_k`` by ``x̄_k`` changes it by ``λ_k(x_k) − λ_k(x̄_k)``
+    Eq. (L2)), so replacing ``x_k`` by ``x̄_k`` changes it by ``λ_k(x_k) − λ_k(x̄_k)``
     (chapter eq. ``eq-tv-nb-logit``): the contribution is the weight of evidence of ``x_k``
     minus that of ``x̄_k``, and the bias ``L(x̄)`` is the same for every row.
 

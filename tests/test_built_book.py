@@ -4,6 +4,7 @@
   paper's letter and number, ``(L10)``; the book's own are numbered per chapter, ``(1.4)``.
 - The Figures page lists every file of ``book/figures`` with its sha256.
 - Every chapter landing page opens with its generated results box.
+- Under every labelled equation `lib` computes, the page names the function and links to its source.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,38 @@ def test_one_equation_numbering() -> None:
         assert own == sorted(set(own)), f"chapter {chapter}: the book's equation numbers repeat or go backwards"
         assert [k for _, k in own] == list(range(1, len(own) + 1)), f"chapter {chapter}: numbers skip"
     assert seen_any, "no numbered equation found"
+
+
+def test_every_implemented_equation_shows_its_code() -> None:
+    """Under each labelled equation a ``lib`` function computes (its docstring's ``Book:`` line), the
+    page names that function and links to its lines in the repository (CONTRIBUTING.md §6)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from compendium import equation_links as links
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    repository, branch = config["url"], config.get("branch", "main")
+    where = links.equation_labels(ROOT)
+    implemented = links.implementations(ROOT)
+    assert len(implemented) > 50, "the map of implemented equations is nearly empty"
+    wrong = []
+    for label, codes in sorted(implemented.items()):
+        page = HTML / Path(where[label]).with_suffix(".html")
+        text = page.read_text(encoding="utf-8")
+        start = text.find(f'id="equation-{label}"')
+        if start == -1:
+            wrong.append(f"{label}: not on {page.relative_to(HTML)}")
+            continue
+        note = re.search(r'<p class="equation-code">(.*?)</p>', text[start:], re.S)
+        between = text[start + 1:start + (note.start() if note else 0)]
+        if note is None or 'id="equation-' in between:
+            wrong.append(f"{label}: no line naming its code under the equation")
+            continue
+        shown, hrefs = _text(note[1]), re.findall(r'href="([^"]+)"', note[1])
+        for code in codes:
+            url = f"{repository}/blob/{branch}/{code.path}#L{code.first}-L{code.last}"
+            if f"{code.short} of {code.module}" not in shown or url not in hrefs:
+                wrong.append(f"{label}: {code.name} ({url}) not shown in {shown!r}")
+    assert wrong == [], f"equations whose code the page does not show: {wrong}"
 
 
 def test_figures_page_lists_every_figure_with_its_digest() -> None:

@@ -113,7 +113,7 @@ def layout(pdf: Path) -> list[list[list[Word]]]:
 LONG_EQUATIONS = [
     # v^do_x(T) = h(E_do(...)[P(Y=1|X_A)]) = h(P(Y=1|do(X_T=x_T))), T ⊆ A: 656 px on one line,
     # the column is 600 px
-    ("(3.12)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
+    ("(3.10)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
     # the widest one that fits on one line: P(y|x) = ... , P(x) = sum_y' P(y') prod_i P(x_i|y')
     ("(4.1)", "class) gives", "Marginalising", "\U0001d443", ").", False),
     # eqs. (4.4)-(4.5), which break on a 400 px phone

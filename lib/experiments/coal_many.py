@@ -34,6 +34,7 @@ from lib import grouping as gr
 from lib import shapley as sh
 from lib.data import REPO_ROOT
 from lib.parallel import gather_unit_csvs, write_unit_csv
+from lib.regenerate.result import Result
 
 #: The data sets of the issue: the book's cached sets with many attributes.
 DATASETS = ("ionosphere", "cervical", "spambase", "german-numeric", "adult")
@@ -49,6 +50,9 @@ REFERENCE_SAMPLES = 10_000
 EXACT_UP_TO = 16
 OUT_DIR = REPO_ROOT / "data" / "derived" / "coal-many"
 OUT_CSV = REPO_ROOT / "data" / "derived" / "coal-many.csv"
+#: CPU seconds vary from run to run.
+VARIABLE = {"cpu * s": None}
+SHOWN_IN = ("notebooks/05-coalitional-explanations/04-many-attributes",)
 
 
 def prepare(name: str) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray]:
@@ -172,9 +176,26 @@ def run_and_write(unit: tuple[str, str], **kwargs) -> None:
     """One unit (data set, classifier): run_pair, written to its CSV (in the worker)."""
     name, kind = unit
     table = run_pair(name, kind, **kwargs)
-    out = OUT_DIR / f"{name}__{kind}.csv"
-    write_unit_csv(table, out)
+    write_unit_csv(table, pair_file(name, kind))
+
+
+def pair_file(name: str, kind: str, out_dir: Path = OUT_DIR) -> Path:
+    """The file of one (data set, classifier) pair."""
+    return out_dir / f"{name}__{kind}.csv"
 
 
 def gather(out_dir: Path = OUT_DIR, out_csv: Path = OUT_CSV) -> pd.DataFrame:
     return gather_unit_csvs(out_dir, out_csv)
+
+
+def units() -> list[Result]:
+    """The stored results of ``scripts/coal_many.py``: one per data set and classifier, then the gather step.
+    None is in CI's cheap set (a pair takes minutes); the gather step is."""
+    script = "scripts/coal_many.py"
+    base = OUT_CSV.parent
+    pairs = [Result(f"coal-many/{d}__{c}", (script, "--datasets", d, "--classifiers", c, "--force"),
+                    (pair_file(d, c).relative_to(base).as_posix(),), (d,), variable=VARIABLE, engine=True,
+                    shown_in=SHOWN_IN) for d in DATASETS for c in CLASSIFIERS]
+    gather_step = Result("coal-many", (script, "--gather-only"), (OUT_CSV.relative_to(base).as_posix(),),
+                         tuple(p.outputs[0] for p in pairs), variable=VARIABLE, cheap=True, shown_in=SHOWN_IN)
+    return [*pairs, gather_step]

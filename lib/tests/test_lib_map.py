@@ -1,6 +1,6 @@
 """CONTRIBUTING.md's map of ``lib`` is in step with the files (issue 21).
 
-Every module of ``lib`` (and the ``experiments/`` package) has one row of the table between
+Every module of ``lib`` (and each of its packages, ``experiments/``, ``data/``, ...) has one row of the table between
 the ``lib-map`` markers, no row names a module that does not exist, and each row's chapters
 are exactly the chapters whose notebooks import the module.
 """
@@ -41,7 +41,8 @@ def _chapters(cell: str) -> set[int]:
 
 def _modules() -> list[str]:
     mods = sorted(p.stem for p in (REPO_ROOT / "lib").glob("*.py") if p.stem != "__init__")
-    return mods + ["experiments/"]
+    packages = sorted(f"{p.parent.name}/" for p in (REPO_ROOT / "lib").glob("*/__init__.py") if p.parent.name != "tests")
+    return mods + packages
 
 
 def _imports(source: str, module: str) -> bool:

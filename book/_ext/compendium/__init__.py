@@ -14,6 +14,8 @@
     A number the paper publishes; a number that defines the set-up.
 Equation numbers (:mod:`compendium.equations`)
     ``(L10)`` for a paper's equation, ``(1.4)`` for the book's own.
+Equations' code (:mod:`compendium.equation_links`)
+    Under every labelled equation ``lib`` computes, the function that does, linked to its source.
 
 What they share (the pages of ``_toc.yml``, their text, table helpers) is :mod:`compendium.pages`.
 Registered as a local extension in ``_config.yml`` (``sphinx: local_extensions``), which puts
@@ -26,6 +28,7 @@ from typing import Any
 
 from compendium.bibtex import BibtexEntries, BookBibtex
 from compendium.chapter_results import ChapterResults
+from compendium.equation_links import show_code
 from compendium.equations import number_equations, strip_tags
 from compendium.errata import ErrataList
 from compendium.figures import FiguresList
@@ -46,4 +49,5 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_role("setup", setup_role)
     app.connect("env-get-updated", number_equations, priority=900)
     app.connect("doctree-resolved", strip_tags)
+    app.connect("doctree-resolved", show_code)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
