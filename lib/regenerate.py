@@ -281,6 +281,7 @@ def _registry() -> tuple[Result, ...]:
         _nb(nbk + "00-foundations/02-data.ipynb", ["found-nb-table1-data.csv", "found-nb-table1-errata.csv"]),
         _nb(nbk + "00-foundations/03-estimators.ipynb", ["found-estimators-claims.csv", "found-estimators-coal-claims.csv"],
             ["benchmark-estimators.csv"], after=["benchmark-estimators"]),
+        _nb(nbk + "01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb", ["nb-exact-claims.csv"]),
         _nb(nbk + "01-naive-bayes/02-woe-vs-shapley.ipynb", ["nb-table2.csv", "nb-table2-top5.csv"]),
         _nb(nbk + "01-naive-bayes/03-kernelshap.ipynb", ["nb-table3-tolerance.csv"],
             ["nb-table3.csv", "nb-table3-log-odds.csv", "nb-table3-spread.csv"], after=["nb-table3"]),

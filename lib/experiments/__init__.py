@@ -6,12 +6,15 @@ imports a script). The maths modules of ``lib`` hold the methods only and never 
 from here.
 
 coal_grid
-    The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``).
+    The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``),
+    and the paper's words about them, which ``04-many-attributes`` and the foundations'
+    ``03-estimators`` test too.
 coal_many
     Coalitional explanations on many attributes (chapter 5, ``04-many-attributes``; ``scripts/coal_many.py``).
 comp_estimation
     The Shapley-composition estimators against the budget (chapter 2, ``06-estimation``;
-    ``scripts/comp_estimation.py``).
+    ``scripts/comp_estimation.py``); its Appendix D claim is tested in the foundations'
+    ``03-estimators`` too.
 nb_table3_kernelshap
     Lemaire et al.'s Table 3, KernelSHAP against eq. 10 (chapter 1, ``03-kernelshap``;
     ``scripts/nb_table3_kernelshap.py``).
