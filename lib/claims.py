@@ -4,7 +4,7 @@ A notebook that tests a paper's statements builds its claims table here, one :cl
 row (the paper's words quoted exactly, where they are, our numbers, the computed ``holds``), with
 a :class:`Threshold` for every verdict decided by a threshold of ours, and writes it with
 ``lib.stable.write_derived``; :mod:`lib.report` reads it back and classifies it (``CONTRIBUTING.md``
-§1). :mod:`lib.report` re-exports all three names: ``lib.report.claims_table``.
+§1). :mod:`lib.report` re-exports them: ``lib.report.claims_table``, ``lib.report.show_claims``.
 """
 
 from __future__ import annotations
