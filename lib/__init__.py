@@ -38,6 +38,10 @@ validation
     The input checks every explainer applies (rows to explain, background rows).
 report
     The reproduction report: every published number the book reproduces, classified.
+claims
+    The claims-table records a notebook builds (re-exported by ``report``).
+registry
+    The reproduction registries, read and validated (re-exported by ``report``).
 stable
     Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.
 ranks
@@ -56,6 +60,7 @@ from types import ModuleType
 
 __all__ = [
     "bayesnet",
+    "claims",
     "coalitional",
     "compositions",
     "data",
@@ -68,6 +73,7 @@ __all__ = [
     "plotting",
     "pyagrum_bridge",
     "ranks",
+    "registry",
     "report",
     "sdp",
     "sdp_estimation",

@@ -16,12 +16,15 @@ acv_lucas
     Amoukou & Brunel's ACV library beside the exact SDPs (chapter 3, ``06-acv``, which reads its
     tables; ``scripts/acv_lucas.py``).
 coal_grid
-    The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``).
+    The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``),
+    and the paper's words about them, which ``04-many-attributes`` and the foundations'
+    ``03-estimators`` test too.
 coal_many
     Coalitional explanations on many attributes (chapter 5, ``04-many-attributes``; ``scripts/coal_many.py``).
 comp_estimation
     The Shapley-composition estimators against the budget (chapter 2, ``06-estimation``;
-    ``scripts/comp_estimation.py``).
+    ``scripts/comp_estimation.py``); its Appendix D claim is tested in the foundations'
+    ``03-estimators`` too.
 nb_table1_cv
     Lemaire et al.'s Table 1, footnote 5: the cross-validated accuracy and AUC (chapter 1,
     ``04-table1-figure1``, which reads its table; ``scripts/nb_table1_cv.py``).

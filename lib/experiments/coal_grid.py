@@ -1,8 +1,9 @@
 """The grid behind the coalitional paper's Figures 1-2: time and error of the six grouping methods.
 
 Its home: the constants of the experiment (:data:`CLASSIFIERS`, :data:`ALPHAS`), its unit of
-work (:func:`run_pair`, one data set x classifier; :func:`run_and_write` stores it) and where
-its results go. ``scripts/coal_grid.py`` runs the grid from the command line (its docstring
+work (:func:`run_pair`, one data set x classifier; :func:`run_and_write` stores it), where
+its results go, and the paper's words about Figures 1-2 (:data:`FIGURES_1_2`) with the tests of
+them (:func:`figure_claims`). ``scripts/coal_grid.py`` runs the grid from the command line (its docstring
 states the protocol); ``notebooks/05-coalitional-explanations/03-time-and-error`` imports this
 module to run one pair live and to read the stored grid.
 """
@@ -23,6 +24,7 @@ from sklearn.tree import DecisionTreeClassifier
 import lib.data
 from lib import coalitional as co
 from lib import grouping as gr
+from lib.claims import Claim, Threshold
 from lib.data import REPO_ROOT
 from lib.parallel import gather_unit_csvs, write_unit_csv
 from lib.regenerate.result import Result
@@ -38,6 +40,17 @@ CLASSIFIERS = {
 }
 #: alpha in ]0, 0.5[, five values; the text names the two ends, 0.01 and 0.4 (§5.3).
 ALPHAS = (0.01, 0.1, 0.2, 0.3, 0.4)
+#: The paper's words about its Figures 1-2 (§5.2), quoted exactly: a sentence, or the clause tested.
+FIGURES_1_2 = {
+    "VIF": "As we can see, in an overall analysis, the VIF method seems to be the worst, with a poor performance "
+           "and a long computational time.",
+    "Spearman": "Spearman has a far better computation time than VIF",
+    "PCA": "As an example, PCA has a better performance but a computation time very similar to Spearman.",
+    "RevSpearman": "RevSpearman has an overall better performance than part of other methods, but this performance is "
+                   "paid by the longest computation time, without reaching the best performance.",
+    "RevVIF": "The RevVIF is clearly more precise than the other two, but at a cost of greatly increased computation time.",
+    "slopes": "the evolution of computation time against the number of attributes being far less steep than for RevVIF",
+}
 OUT_DIR = REPO_ROOT / "data" / "derived" / "coal-grid"
 OUT_CSV = REPO_ROOT / "data" / "derived" / "coal-grid.csv"
 #: The pairs CI reruns on every run (``--check --cheap``): every pair of the four cheap classifiers
@@ -146,3 +159,47 @@ def units() -> list[Result]:
     gather_step = Result("coal-grid", (script, "--gather-only"), (OUT_CSV.relative_to(base).as_posix(),),
                          tuple(p.outputs[0] for p in pairs), variable=VARIABLE, cheap=True, shown_in=SHOWN_IN)
     return [*pairs, gather_step]
+
+
+def figure_claims(summary: pd.DataFrame, slope: dict[str, float]) -> list[Claim]:
+    """The paper's statements about Figures 1-2 (:data:`FIGURES_1_2`), tested on the grid's means.
+
+    ``summary`` has one row per method with ``time_ms``, ``error_euclidean`` and their ranks
+    (``time rank``, ``error rank``: 1 = fastest, most precise); ``slope`` is each method's
+    log10-time slope per attribute. "Long", "very similar" and "greatly increased" are given no
+    number by the paper: each is decided by a :class:`~lib.claims.Threshold` of ours, with the
+    range over which the verdict stands.
+    """
+    t, e = summary["time_ms"], summary["error_euclidean"]
+    rank_e, rank_t = summary["error rank"], summary["time rank"]
+    n = len(summary)
+    long = Threshold("VIF's time rank (1 = fastest) >= t", 4, float(rank_t["VIF"]), "at least")
+    ratio = float(t["PCA"] / t["Spearman"])
+    similar = Threshold("PCA's time / Spearman's, or its inverse, <= t", 2, round(max(ratio, 1 / ratio), 6))
+    slower = Threshold("RevVIF's time / the slower of PCA and Model >= t", 2,
+                       round(float(t["RevVIF"] / max(t["PCA"], t["Model"])), 6), "at least")
+    return [
+        Claim("VIF is the least precise method", FIGURES_1_2["VIF"], "§5.2",
+              f"VIF error rank {rank_e['VIF']} of {n}", bool(rank_e["VIF"] == n)),
+        Claim("VIF has a long computation time", FIGURES_1_2["VIF"], "§5.2", f"VIF time rank {rank_t['VIF']} of {n}",
+              long.holds, (long,)),
+        Claim("Spearman is faster than VIF", FIGURES_1_2["Spearman"], "§5.2",
+              f"time Spearman / VIF = {t['Spearman'] / t['VIF']:.2f}", bool(t["Spearman"] < t["VIF"])),
+        Claim("PCA is more precise than Spearman", FIGURES_1_2["PCA"], "§5.2",
+              f"error PCA / Spearman = {e['PCA'] / e['Spearman']:.2f}", bool(e["PCA"] < e["Spearman"])),
+        Claim("PCA and Spearman take similar time", FIGURES_1_2["PCA"], "§5.2", f"time PCA / Spearman = {ratio:.2f}",
+              similar.holds, (similar,)),
+        Claim("RevSpearman is the slowest method", FIGURES_1_2["RevSpearman"], "§5.2",
+              f"RevSpearman time rank {rank_t['RevSpearman']} of {n}", bool(rank_t["RevSpearman"] == n)),
+        Claim("RevSpearman is not the most precise", FIGURES_1_2["RevSpearman"], "§5.2",
+              f"RevSpearman error rank {rank_e['RevSpearman']} of {n}", bool(rank_e["RevSpearman"] > 1)),
+        Claim("RevVIF is more precise than PCA and Model", FIGURES_1_2["RevVIF"], "§5.2",
+              f"error RevVIF / PCA = {e['RevVIF'] / e['PCA']:.2f}, / Model = {e['RevVIF'] / e['Model']:.2f}",
+              bool(e["RevVIF"] < min(e["PCA"], e["Model"]))),
+        Claim("RevVIF is much slower than PCA and Model", FIGURES_1_2["RevVIF"], "§5.2",
+              f"time RevVIF / PCA = {t['RevVIF'] / t['PCA']:.1f}, / Model = {t['RevVIF'] / t['Model']:.1f}",
+              slower.holds, (slower,)),
+        Claim("PCA and Model time grow less steeply with n than RevVIF", FIGURES_1_2["slopes"], "§5.2",
+              f"log10-time slope per attribute: RevVIF {slope['RevVIF']:.2f}, PCA {slope['PCA']:.2f}, "
+              f"Model {slope['Model']:.2f}", bool(max(slope["PCA"], slope["Model"]) < slope["RevVIF"])),
+    ]

@@ -40,6 +40,7 @@ from lib.typical_value import (
 from lib.validation import check_rows, is_categorical
 
 __all__ = [
+    "DRAFT",
     "MODEL_KINDS",
     "REAL_DATA_POSITIVE",
     "REAL_DATA_PROTOCOL",
@@ -54,6 +55,24 @@ __all__ = [
     "units",
 ]
 
+
+#: The draft's words that ``04-verdict`` scores, quoted exactly (an ellipsis stands for the draft's
+#: inline formulas), with the heading of the draft's section they stand under.
+DRAFT: dict[str, tuple[str, str]] = {
+    "bias": ("where bias term ensures equality", "theory"),
+    "naive Bayes": ("where \\( C(X) \\) is a constant which depends on the sample's data only", "theory"),
+    "uninformative": ('by feeding the most "typical value" of … to our classifier, it treats … as uninformative for '
+                      "predicting positive class", "practice"),
+    "unbalanced": ("For unbalanced classification (with negative examples being far more common), we suggest using a "
+                   "typical value", "practice"),
+    "most significant": ("The feature with the largest \\( \\log f_{-i} \\) value is the most significant.", "practice"),
+    "comparable": ("Moreover contributions can be compared across samples that were given the same probabilities.",
+                   "practice"),
+    "calibrated": ("The method assumes that the supplied classifier \\(f\\) is well-calibrated and outputs correct "
+                   "probabilities.", "assumptions"),
+    "cheap": ("Our algorithm approximates the summation further by plucking out just one term from it where most "
+              "probability mass is concentrated", "evaluating p_-k"),
+}
 
 #: The classifiers of the real-data evaluation (:func:`real_data_model`).
 MODEL_KINDS = ("logistic", "gradient-boosting", "naive-bayes")

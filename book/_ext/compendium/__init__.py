@@ -5,7 +5,9 @@
 ``{reproduction-report}`` (:mod:`compendium.report`)
     The reproduction report computed by :mod:`lib.report`.
 ``{chapter-results} <paper key>`` (:mod:`compendium.chapter_results`)
-    A chapter's results box: the verdicts of :mod:`lib.report` for one paper.
+    A chapter's results box: the outcomes of :mod:`lib.report` for one paper.
+``{verdict-glance}`` (:mod:`compendium.glance`)
+    The verdict at a glance, one row per paper (the landing page and the report open with it).
 ``{figures-list}`` (:mod:`compendium.figures`)
     Every figure of the book with its caption, source cell, sha256 and citation.
 ``{bibtex-entries}``, ``{book-bibtex}`` (:mod:`compendium.bibtex`)
@@ -32,6 +34,7 @@ from compendium.equation_links import show_code
 from compendium.equations import number_equations, strip_tags
 from compendium.errata import ErrataList
 from compendium.figures import FiguresList
+from compendium.glance import VerdictGlance
 from compendium.report import ReproductionReport
 from compendium.roles import paper_role, setup_role
 from compendium.scripts import unique_scripts
@@ -45,6 +48,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("book-bibtex", BookBibtex)
     app.add_directive("chapter-results", ChapterResults)
     app.add_directive("figures-list", FiguresList)
+    app.add_directive("verdict-glance", VerdictGlance)
     app.add_role("paper", paper_role)
     app.add_role("setup", setup_role)
     app.connect("env-get-updated", number_equations, priority=900)
