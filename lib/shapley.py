@@ -815,8 +815,8 @@ def sample_shapley(
     Book: :ref:`eq-found-shapley-perm`, :ref:`eq-found-sampling`
         (notebooks/00-foundations/01-shapley-values.ipynb).
 
-    Estimates the values :func:`exact_shapley` computes with the same background (book eq.
-    ``eq-found-interventional``), unbiased, spending at most ``max_rows`` model rows per explained
+    Estimates the values :func:`exact_shapley` computes with the same background (the
+    interventional game), unbiased, spending at most ``max_rows`` model rows per explained
     row.  ``f`` is a fitted classifier (its ``predict_proba``) or a function of the rows
     (:func:`lib.models.as_model`).
 
