@@ -150,7 +150,9 @@ def check_groups(
     if cover:
         missing = sorted(set(range(d)) - set(seen))
         if missing:
-            raise ValueError(f"attributes {missing} are in no group")
+            named = missing if isinstance(features, (int, np.integer)) else [names[i] for i in missing]
+            raise ValueError(f"attributes {named} are in no group: Eq. (F4) gives an attribute influence only "
+                             "inside its group, so every attribute needs one (a group of its own at least)")
     return tuple(out)
 
 

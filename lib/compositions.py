@@ -36,6 +36,7 @@ from lib.validation import as_rows, check_finite_inputs
 
 __all__ = [
     "CountingModel",
+    "ProbabilitySumError",
     "SUM_TOLERANCE",
     "ShapleyCompositions",
     "ZeroProbabilityError",
@@ -64,6 +65,11 @@ Model = Callable[[Any], Any]
 
 #: How far a row of probabilities may sum from 1 before :func:`ilr_model` refuses it.
 SUM_TOLERANCE = 1e-6
+
+
+class ProbabilitySumError(ValueError):
+    """Rows of probabilities that do not sum to 1 among the rows a model was asked for:
+    :func:`ilr_model`'s error, which the explainers restate in the user's rows."""
 
 
 class ZeroProbabilityError(ValueError):
@@ -121,7 +127,7 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
         total = P.sum(axis=1)
         off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
         if off.size:
-            raise ValueError(
+            raise ProbabilitySumError(
                 f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {off.size} of "
                 f"the {len(P)} evaluated rows sum to {float(np.min(total[off])):.6g} .. "
                 f"{float(np.max(total[off])):.6g}. A class missing from the columns? Explain every "
@@ -136,6 +142,31 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
     return g
 
 
+def _rows_text(rows: np.ndarray, name: str) -> str:
+    shown = rows[:10].tolist()
+    more = f" and {rows.size - 10} more" if rows.size > 10 else ""
+    return f"row{'s' if rows.size > 1 else ''} {shown if rows.size > 1 else shown[0]}{more} of {name}"
+
+
+def _sum_error(f: Model, X: Any, background: Any, err: ProbabilitySumError) -> ValueError:
+    """The error for probabilities that do not sum to 1, in the user's rows of ``X`` and background."""
+    model = as_model(f)
+    where, totals = [], []
+    for name, rows in (("X", X), ("background", background)):
+        total = np.asarray(model(as_rows(rows, name)), dtype=float).sum(axis=1)
+        bad = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
+        if bad.size:
+            where.append(_rows_text(bad, name))
+            totals += total[bad].tolist()
+    if not where:
+        return ValueError(f"{err} (the rows that mix your rows of X with background rows; yours sum to 1)")
+    return ValueError(
+        f"the model's probabilities must sum to 1 over the classes; {' and '.join(where)} sum to "
+        f"{min(totals):.6g} .. {max(totals):.6g}. A class missing from the columns? Explain every column of "
+        "predict_proba (or close the rows yourself with lib.simplex.closure)"
+    )
+
+
 def _zero_probability_error(f: Model, X: Any, background: Any, class_names: Sequence[str] | None,
                             err: ZeroProbabilityError) -> ValueError:
     """The error for zero probabilities, in the user's rows: which rows of ``X`` and of the
@@ -147,9 +178,7 @@ def _zero_probability_error(f: Model, X: Any, background: Any, class_names: Sequ
         zero = P <= 0
         bad = np.flatnonzero(zero.any(axis=1))
         if bad.size:
-            shown = bad[:10].tolist()
-            more = f" and {bad.size - 10} more" if bad.size > 10 else ""
-            where.append(f"row{'s' if bad.size > 1 else ''} {shown if bad.size > 1 else shown[0]}{more} of {name}")
+            where.append(_rows_text(bad, name))
             names = class_names or [str(k) for k in range(P.shape[1])]
             classes.update(names[k] for k in np.flatnonzero(zero.any(axis=0)))
     remedy = ("Smooth the model's probabilities (Laplace smoothing of a naive Bayes, a calibrated or "
@@ -355,6 +384,8 @@ def exact_shapley_compositions(
                                **kwargs)
     except ZeroProbabilityError as err:
         raise _zero_probability_error(model, X, background, class_names, err) from None
+    except ProbabilitySumError as err:
+        raise _sum_error(model, X, background, err) from None
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
     return _wrap(res, res.values, V, class_names)
@@ -445,6 +476,8 @@ def sample_shapley_compositions(
                                 method=method, adjust=False, **sampling)  # type: ignore[arg-type]
     except ZeroProbabilityError as err:
         raise _zero_probability_error(model, X, background, class_names, err) from None
+    except ProbabilitySumError as err:
+        raise _sum_error(model, X, background, err) from None
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
     values = res.values

@@ -221,7 +221,7 @@ class SklearnNaiveBayes:
 
     @property
     def tables(self) -> NaiveBayesTables:
-        """The model as :class:`NaiveBayesTables` (``CategoricalNB``, ``BernoulliNB``: parts =
+        """The model as :class:`lib.naive_bayes.NaiveBayesTables` (``CategoricalNB``, ``BernoulliNB``: parts =
         categories, or 0/1), so that the chapter's functions of Lemaire et al. apply."""
         freq = self._training_frequencies()
         m = self.model

@@ -201,3 +201,16 @@ def test_typical_value_takes_a_callable_as_every_explainer_does():
     by_function = tv.typical_value_contributions(model.predict_proba, X[:5], typical)
     np.testing.assert_array_equal(by_column.values, by_model.values)
     np.testing.assert_array_equal(by_function.values, by_model.values)
+
+
+def test_a_dropped_class_is_named_in_the_users_rows_not_the_evaluated_ones():
+    X, y = _three_classes()
+    model = LogisticRegression(max_iter=1000).fit(X, y)
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] of X and rows \[0, 1, 2, 3, 4, 5, 6, 7, 8, 9\] of background"):
+        cp.exact_shapley_compositions(lambda Z: model.predict_proba(Z)[:, :2], X[:2], X[:10])
+
+
+def test_groups_named_by_column_say_which_columns_are_in_no_group():
+    X = pd.DataFrame(np.zeros((2, 3)), columns=["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"attributes \['c'\] are in no group"):
+        co.coalitional_influence_interventional(lambda Z: np.zeros(len(Z)), X, X, [("a", "b")])

@@ -61,3 +61,20 @@ def test_lib_imports_only_what_pyproject_installs() -> None:
         beyond = {p.lower() for p in top[module]} - required
         assert beyond and beyond <= extras, f"{module}: {reason}; imports {sorted(beyond)} beyond the dependencies"
     assert "numba" in required and "jupyter-book" not in required   # the issue's two cases
+
+
+def test_the_readmes_example_runs_and_gives_what_it_says() -> None:
+    """The README's "Use the library" example, run as written: a result object whose explanation
+    shap's plots take."""
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Use the library", 1)[1]
+    block = re.search(r"```python\n(.*?)\n```", section, re.S)
+    assert block, "README.md's 'Use the library' has no python example"
+    assert len(block.group(1).splitlines()) <= 5, "the README promises a five-line example"
+    scope: dict = {}
+    exec(compile(block.group(1), "README.md", "exec"), scope)  # noqa: S102 - the repository's own example
+    result = scope["result"]
+    assert result.values.shape == (5, 30, 2) and result.method == "antithetic-permutation"
+    explanation = result.to_explanation()[0, :, 1]
+    assert explanation.values.shape == (30,)
+    assert abs(explanation.base_values + explanation.values.sum() - result.outputs[0, 1]) < 1e-9
