@@ -289,7 +289,7 @@ def _checked_inputs(X: Any, background: Any, allow_nan: bool, max_features: int,
         raise ValueError(
             f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the "
             f"limit of {max_features} (2**{max_features} = {2**max_features} coalitions per row). "
-            "Use sample_shapley, or group features."
+            "Use lib.shapley.sample_shapley (antithetic permutation sampling, the book's default), or group features."
         )
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")

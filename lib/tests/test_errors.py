@@ -214,3 +214,9 @@ def test_groups_named_by_column_say_which_columns_are_in_no_group():
     X = pd.DataFrame(np.zeros((2, 3)), columns=["a", "b", "c"])
     with pytest.raises(ValueError, match=r"attributes \['c'\] are in no group"):
         co.coalitional_influence_interventional(lambda Z: np.zeros(len(Z)), X, X, [("a", "b")])
+
+
+def test_too_many_features_for_enumeration_recommends_the_antithetic_sampler():
+    X = np.zeros((1, 21))
+    with pytest.raises(ValueError, match="sample_shapley \\(antithetic"):
+        sh.exact_shapley(lambda Z: np.zeros(len(Z)), X, X)
