@@ -300,6 +300,14 @@ def multiclass_shapley(
     Book: :ref:`eq-nb-multi-class`, :ref:`eq-nb-multi-def`
         (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
+    The game explained for class ``c`` is the paper's: ``c`` against the other classes pooled
+    into one (:func:`one_vs_rest_log_odds`), a sum over the variables, so eq. 10 applies.  It
+    is not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (:func:`posterior_log_odds`),
+    which with three classes or more is not a sum over the variables; its exact values are
+    :func:`lib.shapley.exact_shapley` of that function (for scikit-learn's naive Bayes
+    classifiers, ``lib.naive_bayes.from_sklearn(model).shapley(X, background, game="posterior")``).
+    For two classes the two games are one.
+
     Returns
     -------
     per_class

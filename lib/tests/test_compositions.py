@@ -516,3 +516,36 @@ def test_mixed_basis_projections_equal_the_definition_only_in_the_gram_schmidt_b
     np.testing.assert_allclose(mixed.sum(axis=1), 0, atol=1e-12)        # rows still sum to zero
     with pytest.raises(ValueError):
         cp.mixed_basis_projections(np.array([[np.nan, 0, 0, 0]]), tree)
+
+
+# ---------------------------------------------------------------------------
+# The result surface every explainer shares (issue 32): clr values, shap's plots
+# ---------------------------------------------------------------------------
+
+
+def test_compositions_in_clr_are_efficient_and_feed_shaps_bar_and_waterfall_plots():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import shap
+
+    rng = np.random.default_rng(31)
+    f = random_model(rng, 4, 3)
+    X, bg = rng.normal(size=(3, 4)), rng.normal(size=(12, 4))
+    res = cp.exact_shapley_compositions(f, X, bg, class_names=["a", "b", "c"])
+    # clr coordinates: the compositions' clr, the prediction's and the base's; efficiency in clr
+    np.testing.assert_allclose(res.values, sx.clr(res.compositions), atol=1e-12)
+    np.testing.assert_allclose(res.outputs, sx.clr(res.prediction), atol=1e-12)
+    np.testing.assert_allclose(res.base_values, sx.clr(res.base), atol=1e-12)
+    np.testing.assert_allclose(res.outputs - res.base_values - res.values.sum(axis=1), 0.0, atol=1e-12)
+    explanation = res.to_explanation()
+    assert explanation.values.shape == (3, 4, 3) and list(explanation.output_names) == ["a", "b", "c"]
+    one = res.to_explanation(output="b")
+    np.testing.assert_array_equal(one.values, res.values[:, :, 1])
+    assert res.to_explanation(output=1).values.shape == (3, 4)
+    shap.plots.bar(one, show=False)
+    shap.plots.waterfall(one[0], show=False)
+    plt.close("all")
+    with pytest.raises(ValueError, match="unknown class"):
+        res.to_explanation(output="z")
