@@ -5,7 +5,7 @@ Every formula the book uses lives here once; notebooks ``import lib`` and call i
 Modules
 -------
 shapley
-    The exact (2^d enumeration) and sampled (Štrumbelj & Kononenko) Shapley engine.
+    The exact (2^d enumeration) and sampled (antithetic by default; Štrumbelj & Kononenko) Shapley engine.
 data
     Loaders for every data set the book uses, with sha256 verification.
 plotting
@@ -30,6 +30,10 @@ typical_value
     Typical-value (negative-class mode) contributions for unbalanced binary classification.
 naive_bayes
     Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).
+naive_bayes_sklearn
+    scikit-learn's four naive Bayes classifiers read as one term per feature (Eq. (L10) generalised).
+models
+    One way in for any model: a fitted classifier (its predict_proba) or a callable.
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
 kernel_comparison
@@ -48,6 +52,12 @@ ranks
     Ties in rank statistics of attributions.
 permutation_sampling
     Antithetic permutation sampling, the book's recommended estimator past exact enumeration.
+regenerate
+    Every stored result of data/derived/, regenerated or checked by one command.
+parallel
+    Independent units of the long-run scripts through joblib (or dask).
+side_env
+    Pinned side environments for tools that cannot join the book's.
 experiments
     One module per stored result of an experiment (constants, unit of work), shared by its
     notebook and its script.
@@ -68,16 +78,21 @@ __all__ = [
     "grouping",
     "kernel_comparison",
     "khiops_nb",
+    "models",
     "naive_bayes",
+    "naive_bayes_sklearn",
+    "parallel",
     "permutation_sampling",
     "plotting",
     "pyagrum_bridge",
     "ranks",
     "registry",
+    "regenerate",
     "report",
     "sdp",
     "sdp_estimation",
     "shapley",
+    "side_env",
     "simplex",
     "stable",
     "typical_value",

@@ -25,7 +25,7 @@ What the model dictionary holds
   (cell ``p + P * k``).
 
 The probabilities Khiops computes (read from its source, github.com/KhiopsML/khiops)
-----------------------------------------------------------------------------------
+------------------------------------------------------------------------------------
 1. ``src/Learning/KWDataUtils/KWProbabilityTable.cpp`` (``ImportDataGridStats``, called by
    ``KWDRDataGridStats::Optimize`` in ``src/Learning/KWDataPreparation/KWDRDataGrid.cpp``
    with ``bTargetDirection=false``): per variable, Laplace-smoothed
@@ -731,7 +731,9 @@ def khiops_multiclass_shapley(model: KhiopsSNB, parts: np.typing.ArrayLike) -> t
     (:meth:`KhiopsSNB.rest_likelihood`, ``KIShapleyTable.cpp``), so ``per_class`` is what
     Khiops' ``interpret_predictor`` writes; :func:`lib.naive_bayes.multiclass_shapley` on
     :meth:`KhiopsSNB.tables` uses the prior-weighted mixture of the smoothed class columns
-    instead, which differs by ``O(1/N)``.
+    instead, which differs by ``O(1/N)``.  The game is each class against the others pooled,
+    not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (see
+    :func:`lib.naive_bayes.multiclass_shapley`).
 
     Returns
     -------

@@ -45,6 +45,7 @@ __all__ = [
     "ShapleyLookup",
     "WeightedNaiveBayes",
     "class_log_ratios",
+    "from_sklearn",
     "log_odds_terms",
     "multiclass_shapley",
     "one_vs_rest_log_odds",
@@ -298,6 +299,14 @@ def multiclass_shapley(
 
     Book: :ref:`eq-nb-multi-class`, :ref:`eq-nb-multi-def`
         (notebooks/01-naive-bayes/06-multiclass.ipynb).
+
+    The game explained for class ``c`` is the paper's: ``c`` against the other classes pooled
+    into one (:func:`one_vs_rest_log_odds`), a sum over the variables, so Eq. (L10) applies.  It
+    is not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (:func:`posterior_log_odds`),
+    which with three classes or more is not a sum over the variables; its exact values are
+    :func:`lib.shapley.exact_shapley` of that function (for scikit-learn's naive Bayes
+    classifiers, ``lib.naive_bayes.from_sklearn(model).shapley(X, background, game="posterior")``).
+    For two classes the two games are one.
 
     Returns
     -------
@@ -640,3 +649,24 @@ def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> 
         top = others.max(axis=1)
         out[:, k] = scores[:, k] - (top + np.log(np.exp(others - top[:, None]).sum(axis=1)))
     return out
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's naive Bayes classifiers (lib.naive_bayes_sklearn)
+# ---------------------------------------------------------------------------
+
+
+def from_sklearn(model: Any) -> Any:
+    """A fitted ``CategoricalNB``, ``BernoulliNB``, ``GaussianNB`` or ``MultinomialNB``, whose
+    Shapley values are in closed form: :func:`lib.naive_bayes_sklearn.from_sklearn`.
+
+    Book: :ref:`eq-nb-sk-factors`, :ref:`eq-nb-sk-shapley`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+
+    Returns a :class:`lib.naive_bayes_sklearn.SklearnNaiveBayes`: its ``shapley(X, background)``
+    gives Eq. (L10) generalised, for one class against the pooled rest (the paper's game, in
+    closed form) or the classifier's own log-odds (``game="posterior"``, exact engine).
+    """
+    from lib.naive_bayes_sklearn import from_sklearn as adapt  # it builds on this module
+
+    return adapt(model)

@@ -192,12 +192,33 @@ def _conditional_game(g: np.typing.ArrayLike, p: np.ndarray, sx: np.ndarray, d: 
     comp = full ^ ys  # the complement of each coalition S = ys
     den_s = den[:, comp]
     if np.any(den_s <= 0):
-        n_bad = int((den_s <= 0).sum())
-        raise ValueError(
-            f"{n_bad} (instance, coalition) pairs have P(X_S = x_S) = 0: the conditional "
-            "distribution given them is undefined"
-        )
+        raise _unseen_error(den_s <= 0, d)
     return num[:, comp] / den_s
+
+
+def _members(mask: int, d: int) -> list[int]:
+    return [i for i in range(d) if (int(mask) >> i) & 1]
+
+
+def _coalitions(bad: np.ndarray, smallest: int, d: int) -> str:
+    """``"3 coalitions, the smallest the features [0, 2]"`` (or one coalition, named)."""
+    if len(bad) == 1:
+        return f"the coalition of the features {_members(smallest, d)}"
+    return f"{len(bad)} coalitions, the smallest the features {_members(smallest, d)}"
+
+
+def _unseen_error(zero: np.ndarray, d: int) -> ValueError:
+    """``zero[k, S]``: ``P(X_S = x_S) = 0`` for row ``k`` of ``x`` and coalition ``S``."""
+    rows = np.flatnonzero(zero.any(axis=1))
+    k = int(rows[0])
+    bad = np.flatnonzero(zero[k])
+    smallest = int(bad[np.argmin([bin(int(S)).count("1") for S in bad])])
+    others = f" (and rows {rows[1:6].tolist()}{' …' if len(rows) > 6 else ''})" if len(rows) > 1 else ""
+    return ValueError(
+        f"row {k} of x{others}: P(X_S = x_S) = 0 for {_coalitions(bad, smallest, d)}: this instance's values there never occur under p, so the conditional "
+        "distribution given them is undefined. Smooth p (give every state a little probability, e.g. "
+        "(counts + 1) / (n + 2**d) for an empirical p), or explain rows that occur under p"
+    )
 
 
 def same_decision_probability(
@@ -292,7 +313,19 @@ def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
-    sh.game_size(s.shape[-1])
+    d = sh.game_size(s.shape[-1])
+    if np.isnan(s).any():
+        flat = s.reshape(-1, s.shape[-1])
+        k = int(np.flatnonzero(np.isnan(flat).any(axis=1))[0])
+        bad = np.flatnonzero(np.isnan(flat[k]))
+        smallest = int(bad[np.argmin([bin(int(S)).count("1") for S in bad])])
+        where = f"row {k}" if s.ndim > 1 else "the instance"
+        raise ValueError(
+            f"the SDP of {where} is undefined (NaN) for {_coalitions(bad, smallest, d)}: no row of the data matches the instance on them "
+            "(lib.sdp_estimation.empirical_sdp returns NaN there rather than a number). Remedy: more rows "
+            "of data, an estimator that pools coarser cells (lib.sdp_estimation.forest_sdp), or explain "
+            "rows whose values occur in the data"
+        )
     if not np.all(np.isfinite(s)) or np.any(s < 0) or np.any(s > 1):
         raise ValueError("SDPs must be probabilities in [0, 1]")
     return s

@@ -151,7 +151,24 @@ def check_inputs(
                     f"{name} has NaN in feature columns {cols}; impute them, or pass "
                     "allow_nan=True if the model handles missing values itself"
                 )
+            if arr.dtype.kind == "O" and not allow_nan:
+                _check_object_values(arr, name)
     return X, background
+
+
+def _check_object_values(arr: np.ndarray, name: str) -> None:
+    """An object array (numbers mixed with labels) without missing or infinite numbers."""
+    bad = pd.isna(arr) | np.vectorize(
+        lambda v: isinstance(v, (float, np.floating)) and not np.isfinite(v), otypes=[bool]
+    )(arr)
+    if bad.any():
+        cols = np.flatnonzero(bad.any(axis=0)).tolist()
+        rows = np.flatnonzero(bad.any(axis=1))
+        more = " and others" if len(rows) > 1 else ""
+        raise ValueError(
+            f"{name} has NaN or infinite values in feature columns {cols} (row {int(rows[0])}{more}); "
+            "impute them, or pass allow_nan=True if the model handles them itself"
+        )
 
 
 def check_finite_inputs(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -112,8 +112,9 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
     background = A[np.sort(rng.choice(n, size=n_background, replace=False))]
     explained = A[np.sort(rng.choice(n, size=n_explain, replace=False))]
     t0 = time.process_time()
-    runs = [sh.sample_shapley(f, explained[[r]], background, max_samples=REFERENCE_SAMPLES * d,
-                              allocation="uniform", rng=np.random.default_rng([seed, d, n, r]))
+    runs = [sh.sample_shapley(f, explained[[r]], background, method="uniform",
+                              max_rows=sh.sampling_rows(REFERENCE_SAMPLES * d, m=len(background)),
+                              rng=np.random.default_rng([seed, d, n, r]))
             for r in range(n_explain)]
     t_reference = time.process_time() - t0
     sampled = np.vstack([run.values for run in runs])

@@ -31,7 +31,7 @@ from lib.compositions import (
     shap_sampling_compositions,
 )
 from lib.regenerate.result import Result
-from lib.shapley import CountingModel
+from lib.shapley import CountingModel, sampling_rows
 from lib.validation import check_finite_inputs
 
 __all__ = ["APPENDIX_D", "APPENDIX_E", "BUDGETS", "ESTIMATORS", "N_BACKGROUND", "N_SEEDS", "ROWS", "allocation_claim",
@@ -167,8 +167,9 @@ def estimation_errors(
             continue
         counter = CountingModel(f)
         raw = sample_shapley_compositions(
-            counter, Xa, bg, max_samples=int(n_samples), rng=np.random.default_rng([seed, n_samples, k]),
-            allocation=allocation, min_samples=min_samples, batch_size=batch_size,
+            counter, Xa, bg, max_rows=sampling_rows(int(n_samples), m=m),
+            rng=np.random.default_rng([seed, n_samples, k]), method=allocation,
+            **({"min_samples": min_samples, "batch_size": batch_size} if allocation == "variance" else {}),
         )
         assert raw.shapley.variances is not None
         adjusted = adjust_efficiency_compositions(

@@ -101,3 +101,20 @@ def test_the_table_reader_fails_on_a_missing_table() -> None:
     with pytest.raises(AssertionError, match="no table"):
         _map_rows("# nothing here\n")
     assert _map_rows(f"{BEGIN}\n| `a` | x | 1, 2 |\n| `b/` | y | — |\n{END}\n") == {"a": "1, 2", "b/": "—"}
+
+
+def test_lib_all_is_the_maps_public_modules_and_each_is_reachable() -> None:
+    """``lib.__all__`` lists exactly the map's public modules, and ``lib.<module>`` imports each
+    (``import lib; lib.permutation_sampling`` works for every one of them)."""
+    import lib
+
+    rows = _map_rows((REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    public = sorted(name.rstrip("/") for name in rows if not name.startswith("_"))
+    assert sorted(lib.__all__) == public, (
+        f"lib.__all__ and CONTRIBUTING.md's map of lib differ: only in __all__ "
+        f"{sorted(set(lib.__all__) - set(public))}, only in the map {sorted(set(public) - set(lib.__all__))}"
+    )
+    for name in public:
+        assert getattr(lib, name).__name__ == f"lib.{name}"
+    with pytest.raises(AttributeError):
+        lib.not_a_module  # noqa: B018
