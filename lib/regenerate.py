@@ -275,6 +275,12 @@ def _registry() -> tuple[Result, ...]:
                     # at d = 12 shap samples coalitions from numpy's global generator, which the benchmark
                     # seeds just before, so that the KernelSHAP error is the same on every run
                     ))
+    r.append(Result("benchmark-page-weight", ("benchmarks/page_weight.py", "--out",
+                                              "data/derived/benchmark-page-weight.csv"),
+                    ("benchmark-page-weight.csv",),
+                    # bytes are the built site's (the same for one build); times are a throttled phone's
+                    variable={"load s": None, "first paint s": None},
+                    note="measures the built book (_build/html, jupyter-book build first) in Debian's chromium"))
     # ---- notebooks (in the book's order) that write comparison tables
     nbk = "notebooks/"
     r += [
