@@ -61,4 +61,11 @@ def units() -> tuple[Result, ...]:
                ("benchmark-tv-speed-d12.csv",), variable=BENCH,
                shown_in=("notebooks/04-typical-value-contributions/03-real-data",
                          "notebooks/04-typical-value-contributions/04-verdict")),
+        Result("benchmark-page-weight", ("benchmarks/page_weight.py", "--out",
+                                         "data/derived/benchmark-page-weight.csv"),
+               ("benchmark-page-weight.csv",),
+               # bytes are the built site's (the same for one build); times are a throttled phone's
+               variable={"load s": None, "first paint s": None},
+               note="measures the built book (_build/html, jupyter-book build first) in Debian's chromium",
+               shown_in=("README",)),
     )

@@ -190,8 +190,12 @@ def test_every_declared_result_is_shown_by_a_notebook_that_reads_it() -> None:
     homes = {res.name: module for module in registry.declaring_experiments() for res in module.units()}
     code = {p.relative_to(REPO_ROOT).with_suffix("").as_posix(): notebooks._code(p)
             for p in (REPO_ROOT / "notebooks").glob("*/*.ipynb")}
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     for res in rg.REGISTRY:
         if res.kind == "notebook":
+            continue
+        if res.shown_in == ("README",):       # a result about the book itself (its pages' weight): README quotes it
+            assert all(f"data/derived/{o}" in readme for o in res.outputs), f"{res.name}: README does not quote it"
             continue
         assert res.shown_in, f"{res.name}: no notebook shows it (declare shown_in)"
         family = {o for other in rg.REGISTRY if rg.family(other) == rg.family(res) for o in other.outputs}
