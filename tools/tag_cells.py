@@ -149,8 +149,15 @@ def _spans(source: str, tree: ast.Module) -> list[tuple[int, int]]:
     return spans
 
 
+def _comprehension_names(stmt: ast.stmt) -> set[str]:
+    """Names bound by the comprehensions of a statement (local to them)."""
+    return {n.id for c in ast.walk(stmt) if isinstance(c, ast.comprehension)
+            for n in ast.walk(c.target) if isinstance(n, ast.Name)}
+
+
 def _names_read(stmt: ast.stmt) -> set[str]:
-    return {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return loads - _comprehension_names(stmt)
 
 
 def _root(node: ast.AST) -> str:
@@ -170,7 +177,7 @@ def _names_changed(stmt: ast.stmt) -> set[str]:
                 changed.add(_root(n.func.value))
         elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
             changed.add(n.name)
-    return changed
+    return changed - _comprehension_names(stmt)
 
 
 def split(source: str) -> tuple[str, str, str] | None:
@@ -205,7 +212,8 @@ def split(source: str) -> tuple[str, str, str] | None:
         moved.append(k)
     kept = [k for k in rest if k not in moved]
     # a bare expression that was not last must not become the cell's displayed value
-    if kept and isinstance(body[kept[-1]], ast.Expr) and kept[-1] != len(body) - 1:
+    if kept and isinstance(body[kept[-1]], ast.Expr) and _call_name(body[kept[-1]]) != "print" \
+            and kept[-1] != len(body) - 1:
         moved = [k for k in moved if k < kept[-1]]
         kept = [k for k in rest if k not in moved]
     if not kept or not (lead or moved):
