@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox, IdentityTransform
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "composition_path", "convergence", "denoise", "figure_path", "check_description", "describe_display", "save_figure", "shapley_bars", "snap_extents", "snapped_tight_bbox", "write_figure"]
+__all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -93,6 +93,10 @@ def snapped_tight_bbox(fig: Figure, pad_inches: float = 0.1, grid: float = SNAP_
     """
     if grid <= 0 or pad_inches < 0:
         raise ValueError(f"need grid > 0 and pad_inches >= 0, got {grid}, {pad_inches}")
+    if fig.get_layout_engine() is not None:
+        # a layout engine (constrained layout, as phone_figure's) places the axes when the figure
+        # is drawn: measure the box after it has, as savefig(bbox_inches="tight") does
+        fig.draw_without_rendering()
     tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad_inches)
     (x0, y0), (x1, y1) = tight.get_points()
     return Bbox.from_extents(*snap_extents(x0, y0, x1, y1, grid))
@@ -302,6 +306,111 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
     setattr(fig, DESCRIPTION_ATTR, text)
     _describe_in_notebook()
     return written
+
+
+#: A figure is shown about this many pixels wide on a 400 px phone screen (the page's margins off).
+PHONE_SHOWN_PX = 352
+
+#: The smallest text a phone reader can read, in CSS pixels, at :data:`PHONE_SHOWN_PX`.
+MIN_TEXT_PX = 7.0
+
+#: The widest figure, in inches, whose 10 pt text (and 7 pt sub- and superscripts of it, as on a
+#: log axis's ``10^k``) stays at least :data:`MIN_TEXT_PX` when shown :data:`PHONE_SHOWN_PX`
+#: wide: ``7 pt x 352 / 7 px = 352 pt`` = 4.89 in, less the crop's padding (0.1 in each side) and
+#: a step of its grid (:data:`SNAP_INCHES`).
+PHONE_WIDTH = 4.6
+
+#: The book's figure style: every text at 10 pt or more (sub- and superscripts at 7 pt), the
+#: title a little larger. Applied by :func:`book_style`, never on import.
+BOOK_STYLE: dict[str, Any] = {
+    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 10,
+    "ytick.labelsize": 10, "legend.fontsize": 10, "legend.title_fontsize": 10, "figure.titlesize": 11,
+    "figure.figsize": (PHONE_WIDTH, 3.2),
+}
+
+
+def book_style() -> None:
+    """Set the book's figure style (:data:`BOOK_STYLE`) for the rest of the session.
+
+    Called once by a notebook that draws figures, in its set-up cell: text sizes are fixed when
+    an artist is made (tick labels are copied from the first tick), so the style must be in
+    force before any figure is created.
+    """
+    mpl.rcParams.update(BOOK_STYLE)
+
+
+def phone_figure(nrows: int = 1, *, height: float = 3.0, width: float = PHONE_WIDTH, **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure of ``nrows`` panels stacked one per row, ``width`` inches wide (at most
+    :data:`PHONE_WIDTH`, so that its text can be read on a phone), ``height`` inches per panel,
+    laid out by matplotlib's constrained layout. Returns ``(fig, axes)`` as ``plt.subplots``
+    (``axes`` a single ``Axes`` when ``nrows == 1``); ``kwargs`` go to ``plt.subplots``.
+    """
+    import matplotlib.pyplot as plt
+
+    if nrows < 1 or height <= 0:
+        raise ValueError(f"need nrows >= 1 and height > 0, got {nrows}, {height}")
+    if not 0 < width <= PHONE_WIDTH:
+        raise ValueError(f"a figure at most {PHONE_WIDTH} in wide can be read on a phone; got width={width}")
+    kwargs.setdefault("layout", "constrained")
+    return plt.subplots(nrows, 1, figsize=(width, height * nrows), **kwargs)
+
+
+_SVG = "{http://www.w3.org/2000/svg}"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_SCALE = re.compile(r"scale\(\s*([-+0-9.eE]+)")
+
+
+def _scale(transform: str | None) -> float:
+    factor = 1.0
+    for match in _SCALE.finditer(transform or ""):
+        factor *= abs(float(match.group(1)))
+    return factor
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
+    """The width of an SVG written by :func:`save_figure` (its ``viewBox``, in points) and the
+    size in points of every glyph it draws.
+
+    :func:`save_figure` writes text as paths (``svg.fonttype = "path"``): each glyph is a
+    ``<use>`` of a path in ``<defs>`` (drawn at 1/64 of matplotlib's text-path size of 100, its
+    own ``scale(0.015625)``), inside a group scaled by ``size / 100``; a sub- or superscript
+    adds its own factor (``scale(0.7)``). A glyph's size is therefore 100 times the product of
+    the scale factors from the root down to its ``<use>``. ``ValueError`` for an SVG without a
+    ``viewBox``.
+    """
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    box = root.get("viewBox")
+    if not box:
+        raise ValueError("the SVG has no viewBox: its width cannot be read")
+    width = float(box.split()[2])
+    glyphs = {path.get("id") for defs in root.iter(f"{_SVG}defs") for path in defs.iter(f"{_SVG}path")
+              if "scale(0.015625)" in (path.get("transform") or "")}
+    sizes: list[float] = []
+
+    def walk(element: Any, factor: float) -> None:
+        if element.tag == f"{_SVG}defs":
+            return
+        factor *= _scale(element.get("transform"))
+        if element.tag == f"{_SVG}use":
+            if element.get(_XLINK_HREF, "").lstrip("#") in glyphs:
+                sizes.append(100 * factor)
+            return
+        for child in element:
+            walk(child, factor)
+
+    walk(root, 1.0)
+    return width, sizes
+
+
+def smallest_text_px(svg: str, shown_px: float = PHONE_SHOWN_PX) -> float | None:
+    """The smallest text of the SVG, in CSS pixels, when it is shown ``shown_px`` wide:
+    ``smallest glyph size x shown_px / SVG width`` (:func:`svg_text_sizes`); ``None`` if it has
+    no text. A figure a phone reader can read has at least :data:`MIN_TEXT_PX`.
+    """
+    width, sizes = svg_text_sizes(svg)
+    return min(sizes) * shown_px / width if sizes else None
 
 
 def convergence(
