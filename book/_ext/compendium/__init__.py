@@ -16,6 +16,8 @@
     A number the paper publishes; a number that defines the set-up.
 Equation numbers (:mod:`compendium.equations`)
     ``(L10)`` for a paper's equation, ``(1.4)`` for the book's own.
+Listings of ``lib`` (:mod:`compendium.listings`)
+    their docstrings' roles rendered as text ("Eq. (L10)", not ``:ref:`eq-nb-shapley```).
 Equations' code (:mod:`compendium.equation_links`)
     Under every labelled equation ``lib`` computes, the function that does, linked to its source.
 
@@ -34,6 +36,7 @@ from compendium.equation_links import show_code
 from compendium.equations import number_equations, strip_tags
 from compendium.errata import ErrataList
 from compendium.figures import FiguresList
+from compendium.listings import render_listing_roles
 from compendium.glance import VerdictGlance
 from compendium.report import ReproductionReport
 from compendium.roles import paper_role, setup_role
@@ -53,5 +56,6 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_role("setup", setup_role)
     app.connect("env-get-updated", number_equations, priority=900)
     app.connect("doctree-resolved", strip_tags)
+    app.connect("doctree-resolved", render_listing_roles)
     app.connect("doctree-resolved", show_code)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
