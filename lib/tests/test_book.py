@@ -266,3 +266,13 @@ def test_stored_tables_show_every_cell_whole_and_no_nan() -> None:
             if text.endswith(("...", "…")) or text in {"NaN", "nan", "<NA>", "NaT", "None"}:
                 bad.append(f"{where}: {text[-60:]!r}")
     assert not bad, f"table cells cut, elided or NaN: {bad[:40]} ({len(bad)} in all)"
+
+
+def test_listings_render_docstring_roles_as_the_page_prints_them() -> None:
+    # a {literalinclude} of lib shows its docstring: its roles must not reach the reader raw
+    listings = _compendium("listings")
+    text = ('    """Book: :ref:`eq-nb-shapley`, :ref:`eq-nb-unknown` (notebooks/x.ipynb).\n'
+            '    Uses :func:`~lib.shapley.exact_shapley` and :class:`NaiveBayesTables`."""')
+    assert listings.render_roles(text, {"eq-nb-shapley": "L10"}) == (
+        '    """Book: Eq. (L10), eq-nb-unknown (notebooks/x.ipynb).\n'
+        '    Uses ``lib.shapley.exact_shapley`` and ``NaiveBayesTables``."""')
