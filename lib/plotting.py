@@ -662,5 +662,6 @@ def composition_path(
         start = start + step
     x1, y1 = to_xy(start)
     ax.plot([x1], [y1], marker="*", color="black", ms=11, zorder=3, label="prediction f(x)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize=8)
+    # below the triangle, not beside it: the figure stays as narrow as a phone shows it
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False, fontsize=9)
     return ax

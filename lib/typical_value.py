@@ -544,9 +544,8 @@ def nb_leave_one_out(
 
 
 def nb_log_c(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """The draft's ``log C(x)``, with ``P(y | x) = C(x) P(y) Π_k p_{-k}`` (chapter eq.
-    ``eq-tv-c``): ``log C(x) = (d − 1) log P(x) − Σ_k log P(x_{-k})``, the same for every
-    class. Shape ``(n,)``.
+    """The draft's ``log C(x)``, with ``P(y | x) = C(x) P(y) Π_k p_{-k}``:
+    ``log C(x) = (d − 1) log P(x) − Σ_k log P(x_{-k})``, the same for every class. Shape ``(n,)``.
 
     Book: :ref:`eq-tv-c` (notebooks/04-typical-value-contributions/01-derivation.ipynb).
     """

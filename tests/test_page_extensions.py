@@ -174,3 +174,14 @@ def test_unused_theme_scripts_are_left_out() -> None:
 def test_a_figures_heading_is_its_captions_first_clause(caption: str, heading: str) -> None:
     assert heading_of(caption) == heading
     assert caption.startswith(heading)
+
+
+def test_a_folded_cells_toggle_is_named_by_its_words() -> None:
+    import accessibility
+
+    body = ('<details class="admonition hide above-input">\n<summary aria-label="Toggle hidden content">\n'
+            '<p class="collapsed admonition-title">Show code cell source</p>')
+    fixed = accessibility.name_hidden_cells_by_their_text(body)
+    assert 'aria-label' not in fixed and "<summary>\n<p" in fixed
+    other = '<details class="sd-dropdown"><summary aria-label="Toggle hidden content">'
+    assert accessibility.name_hidden_cells_by_their_text(other) == other     # not a folded cell

@@ -47,6 +47,11 @@ def _book_line(entries: list[tuple[list[str], str]]) -> str:
     return "**Book:** " + "; ".join(parts) + "."
 
 
+#: an equation named by its label in code quotes in a docstring's prose ("book eq. ``eq-found-shapley``"),
+#: which the page prints as the equation's number, linked ("Eq. (0.2)")
+_LITERAL_LABEL = re.compile(r"(?:(?:[Bb]ook|[Cc]hapter) )?(?:[Ee]q\. )?``(?P<label>eq-[a-z0-9]+(?:-[a-z0-9]+)*)``")
+
+
 def process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
     """Rewrite a docstring's lines in place for the page (see the module docstring)."""
     out: list[str] = []
@@ -62,7 +67,8 @@ def process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, li
             entries = book_entries(" ".join(part.strip() for part in block))
             out.append(match.group(1) + _book_line(entries) if entries else block[0])
             continue
-        out.append(_PRIVATE_ROLE.sub(lambda m: f"``{m.group(1).lstrip('~')}``", lines[i]))
+        line = _PRIVATE_ROLE.sub(lambda m: f"``{m.group(1).lstrip('~')}``", lines[i])
+        out.append(_LITERAL_LABEL.sub(lambda m: f"Eq. :eq:`{m['label']}`", line))
         i += 1
     lines[:] = out
 

@@ -60,3 +60,9 @@ def test_module_section_titles_become_rubrics_and_attribute_colons_no_type() -> 
     lines = ["The grouping methods by the names of the paper's figures: PCA, VIF."]
     api_docs.section_titles_as_rubrics(None, "data", "m.X", None, None, lines)
     assert lines[0].startswith(": The grouping")
+
+
+def test_an_equation_named_by_its_label_in_prose_becomes_its_number() -> None:
+    lines = ["The interventional game (book eq. ``eq-found-interventional``), and ``eq-nb-shapley``."]
+    api_docs.process_docstring(None, "function", "f", None, None, lines)
+    assert lines == ["The interventional game (Eq. :eq:`eq-found-interventional`), and Eq. :eq:`eq-nb-shapley`."]

@@ -272,7 +272,7 @@ def test_listings_render_docstring_roles_as_the_page_prints_them() -> None:
     # a {literalinclude} of lib shows its docstring: its roles must not reach the reader raw
     listings = _compendium("listings")
     text = ('    """Book: :ref:`eq-nb-shapley`, :ref:`eq-nb-unknown` (notebooks/x.ipynb).\n'
-            '    Uses :func:`~lib.shapley.exact_shapley` and :class:`NaiveBayesTables`."""')
+            '    Uses :func:`~lib.shapley.exact_shapley` and :class:`NaiveBayesTables` (book eq. ``eq-nb-shapley``)."""')
     assert listings.render_roles(text, {"eq-nb-shapley": "L10"}) == (
         '    """Book: Eq. (L10), eq-nb-unknown (notebooks/x.ipynb).\n'
-        '    Uses ``lib.shapley.exact_shapley`` and ``NaiveBayesTables``."""')
+        '    Uses ``lib.shapley.exact_shapley`` and ``NaiveBayesTables`` (Eq. (L10))."""')

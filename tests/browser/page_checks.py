@@ -105,7 +105,10 @@ TABLE_FAULTS = """() => {
     document.querySelectorAll('table').forEach(t => t.querySelectorAll('td, th').forEach(c => {
         const text = c.textContent.replace(/\\s+/g, ' ').trim();
         if (/(\\u2026|\\.\\.\\.)$/.test(text)) cut.push(text.slice(-70));
-        if (/\\bNaN\\b/.test(text) || /^(nan|<NA>|NaT)$/.test(text)) {
+        // a value that is missing: a cell that is NaN, or a NaN among a data table's numbers
+        // (prose that names NaN, as a docstring's summary on the API page does, is not one)
+        const data = t.classList.contains('dataframe');
+        if (/^(NaN|nan|<NA>|NaT)$/.test(text) || (data && /\\bNaN\\b/.test(text))) {
             const row = c.closest('tr');
             const label = row && row.cells.length ? row.cells[0].textContent.trim().slice(0, 40) : '';
             missing.push(`${label}: ${text.slice(0, 40)}`);

@@ -83,12 +83,18 @@ TABLE = "<table><tr><th>claim</th><th>ours</th></tr><tr><td>{a}</td><td>{b}</td>
     ("(iii) Fatigue and Allergy above every non-blank variable.", "0.5", 0, 0),
     ("Tictactoe", "", 0, 0),
     ("Nancy", "not a number, as the paper prints it", 0, 0),
+    ("check_finite_inputs", "arrays of finite numbers (no NaN or inf)", 0, 0),   # prose naming NaN
 ])
 def test_cut_and_missing_cells(tab: Any, a: str, b: str, cut: int, missing: int) -> None:
     import html
 
     found = _page(tab, TABLE.format(a=html.escape(a), b=html.escape(b))).evaluate(checks.TABLE_FAULTS)
     assert (len(found["cut"]), len(found["missing"])) == (cut, missing), found
+
+
+def test_a_nan_among_a_data_tables_numbers_is_caught(tab: Any) -> None:
+    frame = "<table class='dataframe'><tr><th>x</th></tr><tr><td>0.5 (NaN)</td></tr></table>"
+    assert len(_page(tab, frame).evaluate(checks.TABLE_FAULTS)["missing"]) == 1
 
 
 def test_a_page_wider_than_the_screen_is_caught(tab: Any) -> None:

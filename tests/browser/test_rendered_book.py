@@ -466,120 +466,18 @@ def test_no_serious_accessibility_violation(visited: dict[str, dict[str, Any]], 
 
 # ---------------------------------------------------------------------------------------------
 # The page reads as its findings (issue 30): the checks of page_checks.py on every page, at both
-# widths. Faults caused by files other work is still changing are strict expected failures, page
-# by page: an entry goes when its page passes (the run reports it as XPASS, which fails).
+# widths.
 
-NOTEBOOKS = "h-notebooks (issue 30 items 2-4: the notebooks' cells, tables and figures)"
-DOCSTRINGS = ("issue 30 item 2, docstrings shown on pages render their roles: the listings of lib print "
-              ":ref:`eq-...` (h-notebooks' listings, or h-infra's equation-links module)")
-#: pages that show code (a cell or an unfolded listing of lib) over 40 lines
-LONG_CODE_PAGES: dict[str, str] = {
-    "notebooks/00-foundations/03-estimators": NOTEBOOKS,
-    "notebooks/01-naive-bayes/02-woe-vs-shapley": NOTEBOOKS,
-    "notebooks/01-naive-bayes/06-multiclass": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/01-aitchison-geometry": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/04-digits": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/05-digits-ten-classes": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/06-estimation": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/07-naive-bayes-composition": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/02-same-decision-probability": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/04-estimated-sdp": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/06-acv": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/01-derivation": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/04-verdict": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/01-definitions": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/03-time-and-error": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/04-many-attributes": NOTEBOOKS,
-}
-#: pages with table cells cut by pandas ("…") or showing NaN
-TABLE_CELL_PAGES: dict[str, str] = {
-    "notebooks/00-foundations/03-estimators": NOTEBOOKS,
-    "notebooks/01-naive-bayes/02-woe-vs-shapley": NOTEBOOKS,
-    "notebooks/01-naive-bayes/05-speed": NOTEBOOKS,
-    "notebooks/01-naive-bayes/06-multiclass": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/05-digits-ten-classes": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/06-estimation": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/07-naive-bayes-composition": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/06-acv": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/03-real-data": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/04-verdict": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/03-time-and-error": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/04-many-attributes": NOTEBOOKS,
-}
-#: pages whose visible text prints a raw eq- label (docstrings shown in listings of lib)
-RAW_LABEL_PAGES: dict[str, str] = {
-    "notebooks/00-foundations/01-shapley-values": DOCSTRINGS,
-    "notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes": DOCSTRINGS,
-    "notebooks/01-naive-bayes/03-kernelshap": DOCSTRINGS,
-    "notebooks/01-naive-bayes/06-multiclass": DOCSTRINGS,
-    "notebooks/02-shapley-compositions/01-aitchison-geometry": DOCSTRINGS,
-    "notebooks/02-shapley-compositions/02-definition-and-properties": DOCSTRINGS,
-    "notebooks/02-shapley-compositions/05-digits-ten-classes": DOCSTRINGS,
-    "notebooks/02-shapley-compositions/06-estimation": DOCSTRINGS,
-    "notebooks/02-shapley-compositions/07-naive-bayes-composition": DOCSTRINGS,
-    "notebooks/03-same-decision-probability/02-same-decision-probability": DOCSTRINGS,
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": DOCSTRINGS,
-    "notebooks/03-same-decision-probability/04-estimated-sdp": DOCSTRINGS,
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": DOCSTRINGS,
-    "notebooks/03-same-decision-probability/06-acv": DOCSTRINGS,
-    "notebooks/05-coalitional-explanations/01-definitions": DOCSTRINGS,
-    "notebooks/05-coalitional-explanations/03-time-and-error": DOCSTRINGS,
-}
-#: pages with a figure whose smallest text is under 7 px on a phone
-SMALL_TEXT_PAGES: dict[str, str] = {
-    "book/figures": NOTEBOOKS,
-    "notebooks/00-foundations/01-shapley-values": NOTEBOOKS,
-    "notebooks/00-foundations/03-estimators": NOTEBOOKS,
-    "notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes": NOTEBOOKS,
-    "notebooks/01-naive-bayes/03-kernelshap": NOTEBOOKS,
-    "notebooks/01-naive-bayes/04-table1-figure1": NOTEBOOKS,
-    "notebooks/01-naive-bayes/05-speed": NOTEBOOKS,
-    "notebooks/01-naive-bayes/06-multiclass": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/02-definition-and-properties": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/03-iris": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/04-digits": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/05-digits-ten-classes": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/06-estimation": NOTEBOOKS,
-    "notebooks/02-shapley-compositions/07-naive-bayes-composition": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/01-lucas-network": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/02-same-decision-probability": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/04-estimated-sdp": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": NOTEBOOKS,
-    "notebooks/03-same-decision-probability/06-acv": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/01-derivation": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/02-simulated-evaluation": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/03-real-data": NOTEBOOKS,
-    "notebooks/04-typical-value-contributions/04-verdict": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/01-definitions": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/02-groups": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/03-time-and-error": NOTEBOOKS,
-    "notebooks/05-coalitional-explanations/04-many-attributes": NOTEBOOKS,
-}
-#: the landing page's verdict-at-a-glance table is another helper's work
-GLANCE = "h-report (issue 30 item 1: the verdict-at-a-glance table, class verdict-glance, on book/intro)"
-
-
-def _expected(pages: list[str], failing: dict[str, str]) -> list[Any]:
-    return [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=failing[p])) if p in failing else p
-            for p in pages]
-
-
-def _both(pages: list[str], failing: dict[str, str]) -> list[Any]:
-    """(page, width) for every page at both widths, the listed pages expected to fail at both."""
-    return [pytest.param(p, w, marks=[pytest.mark.xfail(strict=True, reason=failing[p])] if p in failing else [])
-            for p in pages for w in (PHONE, DESKTOP)]
+def _both(pages: list[str]) -> list[tuple[str, int]]:
+    """(page, width) for every page at both widths."""
+    return [(p, w) for p in pages for w in (PHONE, DESKTOP)]
 
 
 def _at(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]], page: str, width: int) -> dict[str, Any]:
     return on_phone[page] if width == PHONE else visited[page]
 
 
-@pytest.mark.parametrize(("page", "width"), _both(PAGES, LONG_CODE_PAGES))
+@pytest.mark.parametrize(("page", "width"), _both(PAGES))
 def test_no_code_shown_over_40_lines(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
                                      page: str, width: int) -> None:
     long = _at(visited, on_phone, page, width)["code"]
@@ -587,7 +485,7 @@ def test_no_code_shown_over_40_lines(visited: dict[str, dict[str, Any]], on_phon
                       f"to lib): {[(c['lines'], c['first']) for c in long]}")
 
 
-@pytest.mark.parametrize(("page", "width"), _both(PAGES, TABLE_CELL_PAGES))
+@pytest.mark.parametrize(("page", "width"), _both(PAGES))
 def test_no_table_cell_cut_or_nan(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
                                   page: str, width: int) -> None:
     cells = _at(visited, on_phone, page, width)["tables"]
@@ -595,7 +493,7 @@ def test_no_table_cell_cut_or_nan(visited: dict[str, dict[str, Any]], on_phone: 
     assert not cells["missing"], f"{len(cells['missing'])} table cells show NaN: {cells['missing'][:5]}"
 
 
-@pytest.mark.parametrize(("page", "width"), _both(PAGES, {}))
+@pytest.mark.parametrize(("page", "width"), _both(PAGES))
 def test_every_table_seen_whole(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
                                 page: str, width: int) -> None:
     boxes = _at(visited, on_phone, page, width)["boxes"]
@@ -609,7 +507,7 @@ def test_no_sideways_panning_on_a_phone(on_phone: dict[str, dict[str, Any]], pag
         f"the page is {overflow['width']} px wide on a {overflow['screen']} px screen: {overflow['culprits']}")
 
 
-@pytest.mark.parametrize(("page", "width"), _both(PAGES, RAW_LABEL_PAGES))
+@pytest.mark.parametrize(("page", "width"), _both(PAGES))
 def test_no_raw_equation_label_in_the_text(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
                                            page: str, width: int) -> None:
     labels = _at(visited, on_phone, page, width)["labels"]
@@ -656,7 +554,7 @@ def _figure_of(src: str, site: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("page", _expected(PAGES, SMALL_TEXT_PAGES))
+@pytest.mark.parametrize("page", PAGES)
 def test_figure_text_readable_on_a_phone(on_phone: dict[str, dict[str, Any]], page: str, site: str) -> None:
     small, unknown = [], []
     for image in on_phone[page]["figures"]:
@@ -693,7 +591,6 @@ def test_no_unused_theme_script_is_fetched(visited: dict[str, dict[str, Any]], p
     assert not unused, f"fetched what book/_ext/light_pages.py and _config.yml's MathJax options leave out: {unused}"
 
 
-@pytest.mark.xfail(strict=True, reason=GLANCE)
 def test_glance_table_within_the_first_two_screens(on_phone: dict[str, dict[str, Any]]) -> None:
     glance = on_phone["book/intro"]["glance"]
     assert glance is not None, "the landing page has no verdict-at-a-glance table (class verdict-glance)"

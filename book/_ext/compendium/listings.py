@@ -4,7 +4,7 @@ A page shows a function of ``lib`` with ``{literalinclude}`` (``:pyobject:``), d
 Its docstring is written for Sphinx: ``Book: :ref:`eq-nb-shapley` (…)`` names the book's equation
 by its label, ``:func:`shapley_values``` a function. In a listing those roles are plain text, so a
 reader would meet the raw label. After the equations are numbered (``compendium.equations``), each
-``:ref:`eq-…``` of a listing becomes the equation's number as the page prints it, "Eq. (L10)", and
+``:ref:`eq-…``` of a listing (or a label in code quotes, "book eq. ``eq-found-shapley``") becomes the equation's number as the page prints it, "Eq. (L10)", and
 every other role (``:func:``, ``:class:``, ``:mod:``, ``:data:``, ``:meth:``, ``:attr:``) its target
 in code quotes. Nothing else of the listing changes.
 """
@@ -17,6 +17,7 @@ from typing import Any
 from docutils import nodes
 
 _EQ_ROLE = re.compile(r":(?:ref|eq|numref):`(?P<label>eq-[A-Za-z0-9_-]+)`")
+_LITERAL_LABEL = re.compile(r"(?:(?:[Bb]ook|[Cc]hapter) )?(?:[Ee]q\. )?``(?P<label>eq-[a-z0-9]+(?:-[a-z0-9]+)*)``")
 _PY_ROLE = re.compile(r":(?:py:)?(?:func|class|mod|data|meth|attr|obj|exc):`~?(?P<target>[^`]+)`")
 
 
@@ -37,7 +38,8 @@ def render_roles(text: str, numbers: dict[str, str]) -> str:
         number = numbers.get(match["label"])
         return f"Eq. ({number})" if number else match["label"]
 
-    return _PY_ROLE.sub(lambda m: f"``{m['target']}``", _EQ_ROLE.sub(equation, text))
+    text = _LITERAL_LABEL.sub(equation, _EQ_ROLE.sub(equation, text))
+    return _PY_ROLE.sub(lambda m: f"``{m['target']}``", text)
 
 
 def render_listing_roles(app: Any, doctree: nodes.document, docname: str) -> None:
