@@ -5,6 +5,9 @@ long run, by the thin command-line script in ``scripts/`` that regenerates it (n
 imports a script). The maths modules of ``lib`` hold the methods only and never import
 from here.
 
+coal_authors
+    The authors' coalitional code run beside the book's, on the book's models, in a side environment
+    (chapter 5, ``05-authors-code``; ``scripts/coal_authors.py``, worker ``scripts/_coal_authors_worker.py``).
 coal_grid
     The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``).
 coal_many
