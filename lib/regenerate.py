@@ -251,7 +251,7 @@ def _registry() -> tuple[Result, ...]:
                         tuple(f"coal-authors-{f}.csv" for f in files), keel_sets, variable={"* CPU s": None},
                         engine=True, side_env="coal-authors", cheap=part == "groups",
                         note="" if part != "model" else "the authors' fidelity rebuilds a 2500-row table one row at "
-                                                        "a time: hours of CPU"))
+                                                        "a time: about half an hour of CPU"))
     # ---- benchmarks: speed, measured (their times are the variable columns)
     r.append(Result("benchmark-exact-engine", ("benchmarks/exact_engine.py", "--repeats", "7", "--out",
                                                "data/derived/benchmark-exact-engine.csv"),

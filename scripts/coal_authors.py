@@ -22,8 +22,9 @@ It runs in three parts (``--part``; all three in turn by default):
   versions, the snapshot's commit and sha256 digests); a few CPU minutes;
 * ``influence``: their coalitional influence on each grouping, ``coal-authors-influence.csv``;
   about ten CPU minutes;
-* ``model``: their model-based method, ``coal-authors-model.csv``; their fidelity rebuilds a
-  2500-row table one row at a time, so this part takes hours of CPU.
+* ``model``: their model-based method, ``coal-authors-model.csv``, on the data sets of at most six
+  attributes; their fidelity rebuilds a 2500-row table one row at a time, so this part takes about
+  half an hour of CPU.
 
 Progress: a tqdm bar per part (``lib.parallel.run_units``). Resumable: a data set whose part files exist under ``.side-envs/coal-authors/parts/`` is skipped
 unless ``--force``. Deterministic: a rerun writes the same bytes except in the columns of CPU
@@ -83,16 +84,16 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"coal_authors.py: {error}")
     for part in args.part or list(ca.PARTS_OF_A_RUN):
         if not args.gather_only:
-            todo = [n for n in names if args.force or not ca.part_done(n, part)]
+            todo = [n for n in names if n in ca.datasets(part) and (args.force or not ca.part_done(n, part))]
             with parallel_engine(args):
                 run_units(todo, partial(_unit, part=part, python=python, code=code), n_jobs=args.n_jobs,
                           backend=args.backend, desc=f"the authors' code, part {part}", unit="data set")
-        missing = [n for n in ca.datasets() if not ca.part_done(n, part)]
+        missing = [n for n in ca.datasets(part) if not ca.part_done(n, part)]
         if missing:
             sys.exit(f"coal_authors.py: part {part} not gathered, {len(missing)} data sets have no results yet: "
                      f"{', '.join(missing)}")
         versions = ca.versions_table(python, code) if part == "groups" else None
-        for path in ca.gather(ca.datasets(), part, versions=versions):
+        for path in ca.gather(ca.datasets(part), part, versions=versions):
             print("wrote", path)
 
 
