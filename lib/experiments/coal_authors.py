@@ -445,13 +445,15 @@ def _load(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
 def _job(name: str, folder: Path, A: np.ndarray, Y: np.ndarray, raw: np.ndarray, names: list[str],
          explain: np.ndarray, **fields: Any) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    np.save(folder / "A.npy", A)
-    np.save(folder / "Y.npy", Y)
-    job = {"dataset": name, "columns": names, "explain": explain.tolist(), "A": "A.npy", "Y": "Y.npy", **fields}
+    part = fields["part"]   # each part its own files: two parts may run on one data set at once
+    job = {"dataset": name, "columns": names, "explain": explain.tolist(), "A": f"A-{part}.npy",
+           "Y": f"Y-{part}.npy", **fields}
+    np.save(folder / job["A"], A)
+    np.save(folder / job["Y"], Y)
     if not np.array_equal(raw, Y):
-        np.save(folder / "Y_raw.npy", raw)
-        job["Y_raw"] = "Y_raw.npy"
-    path = folder / f"job-{fields['part']}.json"
+        job["Y_raw"] = f"Y_raw-{part}.npy"
+        np.save(folder / job["Y_raw"], raw)
+    path = folder / f"job-{part}.json"
     path.write_text(json.dumps(job, indent=1) + "\n")
     return path
 
