@@ -15,6 +15,9 @@ from the module's own constants. :mod:`lib.regenerate` reads them (``python -m l
 acv_lucas
     Amoukou & Brunel's ACV library beside the exact SDPs (chapter 3, ``06-acv``, which reads its
     tables; ``scripts/acv_lucas.py``).
+coal_authors
+    The authors' coalitional code run beside the book's, on the book's models, in a side environment
+    (chapter 5, ``05-authors-code``; ``scripts/coal_authors.py``, worker ``scripts/_coal_authors_worker.py``).
 coal_grid
     The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``),
     and the paper's words about them, which ``04-many-attributes`` and the foundations'

@@ -202,8 +202,14 @@ def test_every_declared_result_is_shown_by_a_notebook_that_reads_it() -> None:
         module = homes.get(res.name)
         for nb in res.shown_in:
             assert nb in code, f"{res.name}: shown_in names {nb}, which is not a notebook"
-        assert any(family & notebooks.literal_strings(code[nb])
-                   or (module is not None and module.__name__ in code[nb]) for nb in res.shown_in), (
+        def imports(source: str) -> bool:       # import lib.experiments.x, or from lib.experiments import x
+            if module is None:
+                return False
+            short = module.__name__.rsplit(".", 1)[-1]
+            return module.__name__ in source or bool(
+                re.search(rf"^\s*from lib\.experiments import [^\n]*\b{short}\b", source, re.M))
+
+        assert any(family & notebooks.literal_strings(code[nb]) or imports(code[nb]) for nb in res.shown_in), (
             f"{res.name}: none of {res.shown_in} reads its files or imports its experiment")
 
 
