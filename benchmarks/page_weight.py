@@ -115,6 +115,34 @@ def measure(site_root: Path, pages: list[str], repeats: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _kb(n: float) -> str:
+    return f"{n / 1000:.0f} kB"
+
+
+def _mb(n: float) -> str:
+    return f"{n / 1e6:.2f} MB"
+
+
+def readme_table(table: pd.DataFrame) -> str:
+    """The summary README.md quotes (markdown), computed from the measured table: per kind of page,
+    the medians (and largest) of its own bytes, its first screen's bytes and its throttled times."""
+    figures = table[table["page"] == "book/figures"]
+    notebooks = table[table["page"].str.startswith("notebooks/")]
+    others = table[~table["page"].str.startswith("notebooks/") & (table["page"] != "book/figures")]
+    lines = ["| pages | own bytes, median (max) | first screen, median (max) | "
+             "load on the throttled phone, median (max) | first paint, median |",
+             "|---|---|---|---|---|"]
+    for label, rows in ((f"{len(notebooks)} notebook pages", notebooks),
+                        (f"{len(others)} landing and back-matter pages", others)):
+        lines.append(f"| {label} | {_kb(rows['own bytes'].median())} ({_kb(rows['own bytes'].max())}) | "
+                     f"{_mb(rows['first screen bytes'].median())} ({_mb(rows['first screen bytes'].max())}) | "
+                     f"{rows['load s'].median():.1f} s ({rows['load s'].max():.1f} s) | "
+                     f"{rows['first paint s'].median():.1f} s |")
+    for row in figures.itertuples(index=False):
+        lines.append(f"| the Figures page (lazy images) | {_mb(row[3])} | {_mb(row[4])} | {row[6]:.1f} s | {row[7]:.1f} s |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -140,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nnotebook pages: own bytes max {notebooks['own bytes'].max()}, first screen bytes median "
           f"{int(notebooks['first screen bytes'].median())}, load median {notebooks['load s'].median():.1f} s "
           f"(throttled phone, {args.repeats} visit(s) each)")
+    print("\nfor README.md:\n" + readme_table(table))
     if args.out:
         from lib.stable import write_derived
 
