@@ -76,6 +76,8 @@ class FiguresList(Directive):
         root = root_of(self)
         env = self.state.document.settings.env
         folder = root / "book" / "figures"
+        # a notebook added to the toc (and the figures it writes) rebuilds this page
+        env.note_dependency(str(root / "_toc.yml"))
         sources = figure_sources(root)
         stems = sorted({p.stem for p in folder.iterdir() if p.suffix in (".png", ".svg")})
         orphans = [s for s in stems if s not in sources]
