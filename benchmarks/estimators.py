@@ -133,9 +133,10 @@ def _estimators(shap, shapiq):
             samples = max(x.shape[1] * 2, (budget - m - 1) // 2)
             # Algorithm 2 allocates d samples at a time (variances frozen within a batch):
             # one model call per sample, as published, is too slow for this run
-            return shapley.sample_shapley(f, x, bg, max_samples=samples, rng=np.random.default_rng(seed),
-                                          allocation=allocation, prior_samples=prior,
-                                          batch_size=x.shape[1]).values[0]
+            options = {"prior_samples": prior, "batch_size": x.shape[1]} if allocation == "variance" else {}
+            return shapley.sample_shapley(f, x, bg, max_rows=shapley.sampling_rows(samples, m=m),
+                                          rng=np.random.default_rng(seed), method=allocation,
+                                          **options).values[0]
         return run
 
     def dk(values, d: int) -> np.ndarray:

@@ -35,7 +35,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from lib import data, shapley
+from lib import shapley
 from lib import typical_value as tv
 from lib.experiments import tv_real_data as rd
 from timing import median_time as _median_time
@@ -48,9 +48,7 @@ def run(dataset: str, models: list[str], rows: int, repeats: int, seed: int, max
         warnings.simplefilter("ignore")  # shap's tqdm-notebook notice
         import shap
 
-    X, y = data.load(dataset)
-    protocol = {**rd.REAL_DATA_PROTOCOL, "n_explain": 2 * rows, "seed": seed, "max_features": max_features}
-    s = rd.prepare_real_data(dataset, X, y, POSITIVE[dataset], **protocol)
+    s = rd.real_data_setting(dataset, n_explain=2 * rows, seed=seed, max_features=max_features)
     explain = s.rows.iloc[:rows]
     bg = s.background
     typical = tv.typical_values(s.X_train, s.y_train)

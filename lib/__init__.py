@@ -5,7 +5,7 @@ Every formula the book uses lives here once; notebooks ``import lib`` and call i
 Modules
 -------
 shapley
-    The exact (2^d enumeration) and sampled (Štrumbelj & Kononenko) Shapley engine.
+    The exact (2^d enumeration) and sampled (antithetic by default; Štrumbelj & Kononenko) Shapley engine.
 data
     Loaders for every data set the book uses, with sha256 verification.
 plotting
@@ -29,7 +29,11 @@ grouping
 typical_value
     Typical-value (negative-class mode) contributions for unbalanced binary classification.
 naive_bayes
-    Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., eq. 10).
+    Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).
+naive_bayes_sklearn
+    scikit-learn's four naive Bayes classifiers read as one term per feature (Eq. (L10) generalised).
+models
+    One way in for any model: a fitted classifier (its predict_proba) or a callable.
 khiops_nb
     Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
 kernel_comparison
@@ -38,12 +42,22 @@ validation
     The input checks every explainer applies (rows to explain, background rows).
 report
     The reproduction report: every published number the book reproduces, classified.
+claims
+    The claims-table records a notebook builds (re-exported by ``report``).
+registry
+    The reproduction registries, read and validated (re-exported by ``report``).
 stable
     Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.
 ranks
     Ties in rank statistics of attributions.
 permutation_sampling
     Antithetic permutation sampling, the book's recommended estimator past exact enumeration.
+regenerate
+    Every stored result of data/derived/, regenerated or checked by one command.
+parallel
+    Independent units of the long-run scripts through joblib (or dask).
+side_env
+    Pinned side environments for tools that cannot join the book's.
 experiments
     One module per stored result of an experiment (constants, unit of work), shared by its
     notebook and its script.
@@ -56,22 +70,31 @@ from types import ModuleType
 
 __all__ = [
     "bayesnet",
+    "claims",
     "coalitional",
     "compositions",
+    "counting",
     "data",
     "experiments",
+    "games",
     "grouping",
     "kernel_comparison",
     "khiops_nb",
+    "models",
     "naive_bayes",
+    "naive_bayes_sklearn",
+    "parallel",
     "permutation_sampling",
     "plotting",
     "pyagrum_bridge",
     "ranks",
+    "registry",
+    "regenerate",
     "report",
     "sdp",
     "sdp_estimation",
     "shapley",
+    "side_env",
     "simplex",
     "stable",
     "typical_value",

@@ -40,21 +40,25 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from lib.models import model_and_output_names
 from lib.shapley import (
     MAX_EXACT_FEATURES,
+    ShapleyResult,
     coalition_masks,
     coalition_values,
+    evaluate,
     game_size,
     interventional_game,
     shapley_from_game,
 )
-from lib.validation import check_inputs
+from lib.validation import as_rows
 
 __all__ = [
     "Groups",
     "RetrainedGame",
     "check_groups",
     "class_game",
+    "coalitional_explanation",
     "coalitional_influence",
     "coalitional_influence_interventional",
     "coalitions_needed",
@@ -146,7 +150,9 @@ def check_groups(
     if cover:
         missing = sorted(set(range(d)) - set(seen))
         if missing:
-            raise ValueError(f"attributes {missing} are in no group")
+            named = missing if isinstance(features, (int, np.integer)) else [names[i] for i in missing]
+            raise ValueError(f"attributes {named} are in no group: Eq. (F4) gives an attribute influence only "
+                             "inside its group, so every attribute needs one (a group of its own at least)")
     return tuple(out)
 
 
@@ -220,6 +226,37 @@ def _check_overlap(overlap: str) -> None:
         raise ValueError(f"overlap must be 'error', 'size-factorial' or 'mean', got {overlap!r}")
 
 
+def _influence_groups(groups: Sequence[Sequence[Hashable]], d: int, names: Sequence[Hashable] | None,
+                      overlap: str) -> Groups:
+    """The groups of an influence call as indices: :func:`check_groups` on attribute indices, or on
+    ``names`` when the groups name the attributes; overlapping groups refused for
+    ``overlap="error"`` with the options that accept them."""
+    _check_overlap(overlap)
+    by_index = not isinstance(groups, (str, bytes)) and all(
+        not isinstance(g, (str, bytes)) and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool)
+                                                for a in g)
+        for g in groups
+    )
+    features: int | Sequence[Hashable] = d if (by_index or names is None) else list(names)
+    if names is not None and len(names) != d:
+        raise ValueError(f"{len(names)} feature names for {d} attributes")
+    gs = check_groups(groups, features, overlap=True)
+    if overlap == "error":
+        seen: dict[int, int] = {}
+        for k, g in enumerate(gs):
+            for i in g:
+                if i in seen:
+                    label = repr(names[i]) if names is not None else str(i)
+                    raise ValueError(
+                        f"attribute {label} is in groups {seen[i]} and {k}: the groups overlap, and Eq. (F4) "
+                        "then gives it one influence per group. Pass overlap='size-factorial' (the authors' "
+                        "code: the groups' values averaged with weights |g|!) or overlap='mean' (their plain "
+                        "average) to combine them"
+                    )
+                seen[i] = k
+    return gs
+
+
 def _combine_groups(
     per_group: Iterable[tuple[Sequence[int], np.ndarray]],
     lead: tuple[int, ...],
@@ -243,9 +280,10 @@ def _combine_groups(
 
 def coalitional_influence(
     values: np.typing.ArrayLike,
-    groups: Sequence[Sequence[int]],
+    groups: Sequence[Sequence[Hashable]],
     *,
     overlap: Literal["error", "size-factorial", "mean"] = "error",
+    feature_names: Sequence[Hashable] | None = None,
 ) -> np.ndarray:
     """Coalitional influence of every attribute: coalitional paper, Eq. (F4).
 
@@ -262,7 +300,7 @@ def coalitional_influence(
     values
         ``(..., 2**d)``: ``f(x_S)`` (or ``inf_S``; ``f(∅)`` cancels) per coalition.
     groups
-        Attribute indices; every attribute must be in a group.
+        Attribute indices, or names of ``feature_names``; every attribute must be in a group.
     overlap
         How an attribute in several groups gets one influence (Eq. (F4) does not say):
 
@@ -274,6 +312,8 @@ def coalitional_influence(
         * ``"mean"``: the plain average of the per-group Shapley values.
 
         On a partition the three agree.
+    feature_names
+        The attributes' names (in column order), when ``groups`` name them.
 
     Returns
     -------
@@ -285,7 +325,7 @@ def coalitional_influence(
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
     d = game_size(v.shape[-1])
-    gs = check_groups(groups, d, overlap=(overlap != "error"))
+    gs = _influence_groups(groups, d, feature_names, overlap)
 
     def per_group() -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
         for g in gs:
@@ -316,12 +356,22 @@ def coalitional_influence_interventional(
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
     hundreds; a group may have at most :data:`lib.shapley.MAX_EXACT_FEATURES` attributes.
-    ``f`` has one output (pick a class first).  Returns ``(n, d)``.
+    ``f`` has one output (pick a class first).  ``groups`` hold attribute indices, or column
+    names of a DataFrame ``X``.  Returns ``(n, d)``; :func:`coalitional_explanation` returns the
+    same numbers as a result object, at ``n`` more model rows (``f(x)``).
     """
-    _check_overlap(overlap)
-    Xc, bg = check_inputs(X, background, False)
-    d = Xc.shape[1]
-    gs = check_groups(groups, d, overlap=(overlap != "error"))
+    return _interventional_influence(model_and_output_names(f, None)[0], X, background, groups, overlap,
+                                     max_rows_per_call)[0]
+
+
+def _interventional_influence(f: Callable[[Any], Any], X: Any, background: Any,
+                              groups: Sequence[Sequence[Hashable]], overlap: str,
+                              max_rows_per_call: int) -> tuple[np.ndarray, np.ndarray]:
+    """The influences ``(n, d)`` and ``v(∅)`` ``(n,)`` (see :func:`coalitional_influence_interventional`);
+    the inputs are checked once, by :func:`lib.shapley.coalition_values`."""
+    rows = as_rows(X, "X")
+    d = rows.shape[1]
+    gs = _influence_groups(groups, d, list(rows.columns) if isinstance(rows, pd.DataFrame) else None, overlap)
     too_big = [g for g in gs if len(g) > MAX_EXACT_FEATURES]
     if too_big:
         raise ValueError(
@@ -333,13 +383,68 @@ def coalitional_influence_interventional(
         full = np.zeros((2 ** len(g), d), dtype=bool)
         full[:, list(g)] = coalition_masks(len(g))
         blocks.append(full)
-    values = coalition_values(f, Xc, bg, np.vstack(blocks), max_rows_per_call=max_rows_per_call)
+    values = coalition_values(f, X, background, np.vstack(blocks), max_rows_per_call=max_rows_per_call)
     if values.ndim != 2:
         raise ValueError("f must have a single output (pick the explained class first)")
     starts = np.cumsum([0] + [len(block) for block in blocks])
     subs = (values[:, a:b] for a, b in zip(starts[:-1], starts[1:]))
     per_group = ((g, shapley_from_game(sub - sub[:, :1])) for g, sub in zip(gs, subs))
-    return _combine_groups(per_group, values.shape[:1], d, overlap)
+    return _combine_groups(per_group, values.shape[:1], d, overlap), values[:, 0]
+
+
+def coalitional_explanation(
+    model: Any,
+    X: Any,
+    background: Any,
+    groups: Sequence[Sequence[Hashable]],
+    *,
+    output: int | str | None = None,
+    overlap: Literal["error", "size-factorial", "mean"] = "error",
+    feature_names: Sequence[str] | None = None,
+    max_rows_per_call: int = 2**16,
+) -> ShapleyResult:
+    """Coalitional influence (Eq. (F4)) of a model's output, as a result object.
+
+    Book: :ref:`eq-coal-coalitional` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
+
+    :func:`coalitional_influence_interventional` (the interventional game, each group's subsets
+    only), returned as a :class:`lib.shapley.ShapleyResult`: ``values`` ``(n, d)`` the
+    influences, ``base_values`` ``v(∅) = mean_b f(b)`` (one of the coalitions Eq. (F4) reads),
+    ``outputs`` ``f(x)`` (``n`` more model rows).  Unlike Shapley values, the influences need not add up to ``f(x) - v(∅)``
+    (``efficiency_gap()`` shows by how much): each group shares only what its own attributes
+    achieve with the others absent.
+
+    ``model`` is a fitted classifier or a function of the rows (:func:`lib.models.as_model`);
+    a classifier's output is the probability of the class ``output`` (index or label; required
+    then), a function must have one output.  ``groups`` name attributes by index or, for a
+    DataFrame ``X``, by column.
+    """
+    f, names = model_and_output_names(model, None)
+    if names is not None:
+        if output is None:
+            raise ValueError(f"say which class's probability to explain: output= one of {names}")
+        k = names.index(str(output)) if str(output) in names else (
+            int(output) if isinstance(output, (int, np.integer)) and 0 <= int(output) < len(names) else None)
+        if k is None:
+            raise ValueError(f"output {output!r} is not one of the classes {names}")
+        g = f
+
+        def f(Z: Any) -> np.ndarray:  # the probability of class k
+            return np.asarray(g(Z), dtype=float)[:, k]
+
+        label = names[k]
+    else:
+        label = None
+    values, base = _interventional_influence(f, X, background, groups, overlap, max_rows_per_call)
+    Xc = as_rows(X, "X")
+    outputs = evaluate(f, Xc, Xc.shape[0])
+    names_out = ([str(c) for c in feature_names] if feature_names is not None
+                 else [str(c) for c in Xc.columns] if isinstance(Xc, pd.DataFrame) else None)
+    return ShapleyResult(
+        values=values, base_values=base, outputs=outputs, data=Xc,
+        feature_names=names_out, output_names=[label] if label is not None else None,
+        method=f"coalitional-influence-{overlap}",
+    )
 
 
 def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.ndarray:

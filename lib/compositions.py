@@ -1,11 +1,11 @@
 """Shapley compositions: Shapley values of a probability vector on the simplex.
 
-Shapley-composition paper (book chapter ``02-shapley-compositions``), §4, eq. 5-8,
+Shapley-composition paper (book chapter ``02-shapley-compositions``), §4, Eq. (C5)-(C8),
 Appendices A, D and E.  For a classifier ``f`` with ``N`` classes the value function
-is the expectation under the Aitchison measure (eq. 6),
+is the expectation under the Aitchison measure (Eq. (C6)),
 ``v(S) = E^A[f(x_S, X_{-S})] = ilr^{-1}(E[ilr f(x_S, X_{-S})])``, the contribution is
-the perturbation difference ``v(S ∪ {i}) ⊖ v(S)`` (eq. 5), and the Shapley composition
-is ``φ(i) = (1/d!) ⊙ ⊕_π c(i, π)`` (eq. 7).
+the perturbation difference ``v(S ∪ {i}) ⊖ v(S)`` (Eq. (C5)), and the Shapley composition
+is ``φ(i) = (1/d!) ⊙ ⊕_π c(i, π)`` (Eq. (C7)).
 
 Because ``ilr`` is an isometric isomorphism that maps ``⊕, ⊖, ⊙`` to ``+, -, ×``,
 ``ilr φ(i)`` is *exactly* the ordinary Shapley value of the vector game
@@ -30,12 +30,16 @@ import pandas as pd
 from lib import naive_bayes as nbm
 from lib import shapley as sh
 from lib.counting import CountingModel  # re-exported: the estimation notebook counts rows with it
+from lib.models import as_model, model_and_output_names
 from lib import simplex as sx
-from lib.validation import check_finite_inputs
+from lib.validation import as_rows, check_finite_inputs
 
 __all__ = [
     "CountingModel",
+    "ProbabilitySumError",
+    "SUM_TOLERANCE",
     "ShapleyCompositions",
+    "ZeroProbabilityError",
     "adjust_efficiency_compositions",
     "class_logits",
     "class_projections",
@@ -59,25 +63,137 @@ __all__ = [
 Model = Callable[[Any], Any]
 
 
-def ilr_model(f: Model, basis: npt.ArrayLike | None = None) -> Model:
+#: How far a row of probabilities may sum from 1 before :func:`ilr_model` refuses it.
+SUM_TOLERANCE = 1e-6
+
+
+class ProbabilitySumError(ValueError):
+    """Rows of probabilities that do not sum to 1 among the rows a model was asked for:
+    :func:`ilr_model`'s error, which the explainers restate in the user's rows."""
+
+
+class ZeroProbabilityError(ValueError):
+    """A probability of 0 among the rows a model was asked for: :func:`ilr_model`'s error.
+
+    :attr:`rows` is the number of evaluated rows with a zero part.  The explainers of this module
+    catch it and say which of the user's rows (of ``X``, of the background) have one, and the
+    remedy.
+    """
+
+    def __init__(self, rows: int) -> None:
+        super().__init__(
+            f"the model gives probability 0 to some class on {rows} of the evaluated rows: the "
+            "log-ratios of a composition are infinite there; smooth the model's probabilities, or "
+            "pass clip=eps to raise each to at least eps"
+        )
+        self.rows = rows
+
+
+def _check_clip(clip: float | None) -> float | None:
+    if clip is None:
+        return None
+    if not (isinstance(clip, (int, float, np.floating)) and 0.0 < float(clip) < 0.5):
+        raise ValueError(f"clip must be a probability in (0, 0.5), e.g. 1e-9; got {clip!r}")
+    return float(clip)
+
+
+def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | None = None) -> Model:
     """The model ``Z -> ilr(f(Z))``: a probabilistic classifier seen in ILR coordinates.
 
-    ``f`` maps ``(r, d)`` rows to ``(r, N)`` probabilities; the result maps them to
-    ``(r, N-1)`` real coordinates (paper §3.2).  Zero probabilities raise ``ValueError``
-    (their log-ratios are undefined).
+    ``f`` is a fitted classifier (its ``predict_proba``) or a function mapping ``(r, d)`` rows to
+    ``(r, N)`` probabilities (:func:`lib.models.as_model`); the result maps them to ``(r, N-1)``
+    real coordinates (paper §3.2).  Each row must sum to 1 (within :data:`SUM_TOLERANCE`): a row
+    that does not is a class missing from the columns, and closing it silently would explain
+    another classifier.  Zero probabilities raise :class:`ZeroProbabilityError` (their
+    log-ratios are undefined) unless ``clip`` is given: then every probability below ``clip`` is
+    raised to ``clip`` (the ILR coordinates close the row again).
     """
     V = None if basis is None else np.asarray(basis, dtype=float)
+    model = as_model(f)
+    eps = _check_clip(clip)
 
     def g(Z: Any) -> np.ndarray:
-        P = np.asarray(f(Z), dtype=float)
+        P = np.asarray(model(Z), dtype=float)
         if P.ndim != 2 or P.shape[1] < 2:
             raise ValueError(
                 "the model must return class probabilities of shape (rows, N) with N >= 2, "
                 f"got shape {P.shape}"
             )
+        if not np.all(np.isfinite(P)):
+            raise ValueError(
+                f"the model returned NaN or infinite probabilities for {int((~np.isfinite(P)).any(axis=1).sum())} "
+                "of the evaluated rows"
+            )
+        total = P.sum(axis=1)
+        off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
+        if off.size:
+            raise ProbabilitySumError(
+                f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {off.size} of "
+                f"the {len(P)} evaluated rows sum to {float(np.min(total[off])):.6g} .. "
+                f"{float(np.max(total[off])):.6g}. A class missing from the columns? Explain every "
+                "column of predict_proba (or close the rows yourself with lib.simplex.closure)"
+            )
+        if eps is not None:
+            P = np.maximum(P, eps)
+        elif np.any(P <= 0):
+            raise ZeroProbabilityError(int((P <= 0).any(axis=1).sum()))
         return sx.ilr(P, V)
 
     return g
+
+
+def _rows_text(rows: np.ndarray, name: str) -> str:
+    shown = rows[:10].tolist()
+    more = f" and {rows.size - 10} more" if rows.size > 10 else ""
+    return f"row{'s' if rows.size > 1 else ''} {shown if rows.size > 1 else shown[0]}{more} of {name}"
+
+
+def _sum_error(f: Model, X: Any, background: Any, err: ProbabilitySumError) -> ValueError:
+    """The error for probabilities that do not sum to 1, in the user's rows of ``X`` and background."""
+    model = as_model(f)
+    where, totals = [], []
+    for name, rows in (("X", X), ("background", background)):
+        total = np.asarray(model(as_rows(rows, name)), dtype=float).sum(axis=1)
+        bad = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
+        if bad.size:
+            where.append(_rows_text(bad, name))
+            totals += total[bad].tolist()
+    if not where:
+        return ValueError(f"{err} (the rows that mix your rows of X with background rows; yours sum to 1)")
+    return ValueError(
+        f"the model's probabilities must sum to 1 over the classes; {' and '.join(where)} sum to "
+        f"{min(totals):.6g} .. {max(totals):.6g}. A class missing from the columns? Explain every column of "
+        "predict_proba (or close the rows yourself with lib.simplex.closure)"
+    )
+
+
+def _zero_probability_error(f: Model, X: Any, background: Any, class_names: Sequence[str] | None,
+                            err: ZeroProbabilityError) -> ValueError:
+    """The error for zero probabilities, in the user's rows: which rows of ``X`` and of the
+    background have one, for which classes, and the remedy."""
+    model = as_model(f)
+    where, classes = [], set()
+    for name, rows in (("X", X), ("background", background)):
+        P = np.asarray(model(as_rows(rows, name)), dtype=float)
+        zero = P <= 0
+        bad = np.flatnonzero(zero.any(axis=1))
+        if bad.size:
+            where.append(_rows_text(bad, name))
+            names = class_names or [str(k) for k in range(P.shape[1])]
+            classes.update(names[k] for k in np.flatnonzero(zero.any(axis=0)))
+    remedy = ("Smooth the model's probabilities (Laplace smoothing of a naive Bayes, a calibrated or "
+              "regularised model that never outputs exactly 0 or 1), or pass clip=eps (e.g. clip=1e-9) "
+              "to raise every probability to at least eps before the log-ratios are taken")
+    if where:
+        return ValueError(
+            f"the model gives probability 0 to class{'es' if len(classes) > 1 else ''} {sorted(classes)} in "
+            f"{' and '.join(where)}: a composition's log-ratios are infinite there. {remedy}"
+        )
+    return ValueError(
+        f"the model gives probability 0 to some class on {err.rows} of the rows it was asked for, "
+        "which mix your rows of X with background rows (no row of X or of the background has a zero "
+        f"probability itself): a composition's log-ratios are infinite there. {remedy}"
+    )
 
 
 @dataclass(frozen=True)
@@ -90,7 +206,7 @@ class ShapleyCompositions:
         ``(n, d, N-1)``: the ILR coordinates of the Shapley compositions, i.e. the
         Shapley values of ``ilr ∘ f``.
     base
-        ``(n, N)``: the base distribution ``E^A[f(X)]`` over the background (eq. 8).
+        ``(n, N)``: the base distribution ``E^A[f(X)]`` over the background (Eq. (C8)).
     prediction
         ``(n, N)``: ``f(x)``, closed.
     basis
@@ -121,7 +237,7 @@ class ShapleyCompositions:
         Book: :ref:`eq-comp-properties`
             (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
-        Zero for exact compositions (eq. 8, efficiency).
+        Zero for exact compositions (Eq. (C8), efficiency).
         """
         total = self.base
         comps = self.compositions
@@ -140,6 +256,60 @@ class ShapleyCompositions:
     def cosines(self) -> np.ndarray:
         """``(n, d, d)`` cosine similarities between the features' compositions (paper §5.3)."""
         return cosine_matrix(self.compositions)
+
+    # -- the surface every result of lib shares (values, base_values, outputs, names) ---------
+
+    @property
+    def values(self) -> np.ndarray:
+        """``(n, d, N)``: the compositions in clr coordinates, ``clr φ(i) = V ilr φ(i)``, one
+        column per class; ``base_values + values.sum(axis=1) = outputs`` (efficiency, Eq. (C8))."""
+        return self.ilr_values @ self.basis.T
+
+    @property
+    def base_values(self) -> np.ndarray:
+        """``(n, N)``: ``clr`` of the base distribution :attr:`base`."""
+        return np.asarray(self.shapley.base_values, dtype=float) @ self.basis.T
+
+    @property
+    def outputs(self) -> np.ndarray:
+        """``(n, N)``: ``clr f(x)``, the prediction in clr coordinates."""
+        return np.asarray(self.shapley.outputs, dtype=float) @ self.basis.T
+
+    @property
+    def output_names(self) -> list[str] | None:
+        """The class names (the columns of :attr:`values`)."""
+        return self.class_names
+
+    def to_explanation(self, output: int | str | None = None) -> Any:
+        """The compositions as a :class:`shap.Explanation` in clr coordinates, named by class.
+
+        ``values`` ``(n, d, N)`` (or ``(n, d)`` for one class, ``output`` = its index or name),
+        ``base_values`` the clr of the base distribution; efficiency holds, so shap's plots work:
+        ``shap.plots.bar(e[:, :, k])`` or ``shap.plots.waterfall(e[0, :, k])``, or
+        ``to_explanation(output="class")``.  The clr coordinate of class ``k`` is the log of its
+        probability against the geometric mean of all classes.
+        """
+        import shap  # imported lazily: importing shap is slow
+
+        values, base = self.values, self.base_values
+        names = self.class_names
+        if output is not None:
+            k = _class_index(output, names, values.shape[2])
+            values, base, names = values[:, :, k], base[:, k], None
+        data = self.shapley.data
+        data = data.to_numpy() if isinstance(data, pd.DataFrame) else data
+        return shap.Explanation(values=values, base_values=base, data=data,
+                                feature_names=self.feature_names, output_names=names)
+
+
+def _class_index(output: int | str, names: Sequence[str] | None, n_classes: int) -> int:
+    if isinstance(output, (int, np.integer)) and not isinstance(output, bool):
+        if not 0 <= int(output) < n_classes:
+            raise ValueError(f"output must be a class index in [0, {n_classes}), got {output}")
+        return int(output)
+    if names is not None and str(output) in names:
+        return names.index(str(output))
+    raise ValueError(f"unknown class {output!r}; the classes are {names if names is not None else list(range(n_classes))}")
 
 
 def _wrap(
@@ -177,31 +347,45 @@ def exact_shapley_compositions(
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
     class_names: Sequence[str] | None = None,
+    clip: float | None = None,
     **kwargs: Any,
 ) -> ShapleyCompositions:
-    """Exact Shapley compositions (paper eq. 5-7) against a background set.
+    """Exact Shapley compositions (paper Eq. (C5)-(C7)) against a background set.
 
     Book: :ref:`eq-comp-value`, :ref:`eq-comp-shapley-composition`, :ref:`eq-comp-ilr-shapley`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
     ``= ilr^{-1}`` of :func:`lib.shapley.exact_shapley` applied to ``ilr ∘ f``: the
     value function ``E^A[f(x_S, b_{-S})] = ilr^{-1}(mean_b ilr f(x_S, b_{-S}))`` is the
-    interventional game of ``ilr ∘ f`` mapped back, and eq. 7 in ILR coordinates is the
+    interventional game of ``ilr ∘ f`` mapped back, and Eq. (C7) in ILR coordinates is the
     Shapley formula (module docstring).  ``kwargs`` go to ``exact_shapley``
     (``max_rows_per_call``, ``allow_nan``, ``max_features``).
 
     Parameters
     ----------
     f
-        Maps ``(r, d)`` rows to ``(r, N)`` strictly positive class probabilities.
+        A fitted classifier (its ``predict_proba``; the class names default to its classes) or a
+        function mapping ``(r, d)`` rows to ``(r, N)`` strictly positive class probabilities
+        summing to 1 (:func:`ilr_model`).
     X, background
         Rows to explain and background rows (arrays or DataFrames, as in ``lib.shapley``).
     basis
         ILR basis ``(N, N-1)``; default :func:`lib.simplex.helmert_basis`.  The
         compositions do not depend on it; their ILR coordinates do.
+    clip
+        Raise every probability below ``clip`` to ``clip`` first (see :func:`ilr_model`); by
+        default a zero probability is an error that names the rows of ``X`` and of the
+        background that have one.
     """
     V = None if basis is None else np.asarray(basis, dtype=float)
-    res = sh.exact_shapley(ilr_model(f, V), X, background, feature_names=feature_names, **kwargs)
+    model, class_names = model_and_output_names(f, class_names)
+    try:
+        res = sh.exact_shapley(ilr_model(model, V, clip=clip), X, background, feature_names=feature_names,
+                               **kwargs)
+    except ZeroProbabilityError as err:
+        raise _zero_probability_error(model, X, background, class_names, err) from None
+    except ProbabilitySumError as err:
+        raise _sum_error(model, X, background, err) from None
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
     return _wrap(res, res.values, V, class_names)
@@ -214,7 +398,7 @@ def adjust_efficiency_compositions(
     *,
     eps: float = 1e-6,
 ) -> np.ndarray:
-    """Efficiency adjustment of estimated Shapley compositions (paper Appendix E, eq. 18-19).
+    """Efficiency adjustment of estimated Shapley compositions (paper Appendix E, Eq. (C18)-(C19)).
 
     Book: :ref:`eq-comp-adjustment`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
@@ -226,7 +410,7 @@ def adjust_efficiency_compositions(
     given the same "variance" ``tr Σ_i`` (the trace of the covariance of the estimate,
     summed over the ``N-1`` ILR coordinates, invariant under a change of orthonormal
     basis).  Note: ``lib.shapley.sample_shapley(adjust=True)`` on a multi-output model
-    weights each coordinate by its own variance instead, which is not eq. 18 and
+    weights each coordinate by its own variance instead, which is not Eq. (C18) and
     depends on the basis.
 
     Parameters
@@ -252,30 +436,48 @@ def sample_shapley_compositions(
     X: Any,
     background: Any,
     *,
+    max_rows: int,
     rng: np.random.Generator,
+    method: str = "antithetic",
     adjust: bool = False,
     eps: float = 1e-6,
     basis: npt.ArrayLike | None = None,
     class_names: Sequence[str] | None = None,
+    clip: float | None = None,
     **sampling: Any,
 ) -> ShapleyCompositions:
-    """Sampling estimates of Shapley compositions (paper Appendix D, Algorithms 1-2; Appendix E).
+    """Sampled Shapley compositions: :func:`lib.shapley.sample_shapley` on ``ilr ∘ f``.
 
-    :func:`lib.shapley.sample_shapley` on ``ilr ∘ f``.  One draw of Algorithm 1 is
-    ``f(b_1) ⊖ f(b_2)``, in ILR ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is
-    the ordinary mean in ILR.  ``allocation="variance"`` is Algorithm 2 with the
-    correct condition (``min_samples`` for every feature first, then the greedy
-    ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, eq. 17, where ``tr Σ_i`` is the sum of the
-    sample variances of the ``N-1`` ILR coordinates).  ``adjust=True`` applies
-    :func:`adjust_efficiency_compositions` (eq. 18-19, ``eps`` = the paper's ε).
+    Book: :ref:`eq-comp-ilr-shapley`, :ref:`eq-comp-adjustment`
+        (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
-    ``sampling``: the keyword options of :func:`lib.shapley.sample_shapley` — the budget
-    ``max_samples`` (required) and the other fields of :class:`lib.shapley.SamplingOptions`
-    (``allocation``, ``min_samples``, ``batch_size``, ``prior_samples``), ``feature_names``,
-    ``allow_nan``.
+    The budget ``max_rows`` is in model rows per explained row, as in
+    :func:`lib.shapley.sample_shapley`, whatever the method.  ``method="antithetic"`` (the
+    default, the book's recommended estimator): antithetic permutation sampling
+    (:func:`lib.permutation_sampling.antithetic_shapley`) of the ILR coordinates, each walk a
+    sample of every feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's
+    Appendix D, Algorithms 1-2.  One draw of Algorithm 1 is ``f(b_1) ⊖ f(b_2)``, in ILR
+    ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is the ordinary mean in ILR.
+    ``"variance"`` is Algorithm 2 with the correct condition (``min_samples`` for every feature
+    first, then the greedy ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, Eq. (C17), where ``tr Σ_i`` is
+    the sum of the sample variances of the ``N-1`` ILR coordinates).  ``adjust=True`` applies
+    :func:`adjust_efficiency_compositions` (Eq. (C18)-(C19), ``eps`` = the paper's ε) to any method.
+
+    ``sampling``: the other keyword options of :func:`lib.shapley.sample_shapley`
+    (``min_samples``, ``batch_size``, ``prior_samples`` for ``"variance"``;
+    ``background_per_pair`` for ``"antithetic"``; ``feature_names``, ``allow_nan``,
+    ``max_rows_per_call``).  ``f``, ``class_names`` and ``clip`` as in
+    :func:`exact_shapley_compositions`.
     """
     V = None if basis is None else np.asarray(basis, dtype=float)
-    res = sh.sample_shapley(ilr_model(f, V), X, background, rng=rng, adjust=False, **sampling)
+    model, class_names = model_and_output_names(f, class_names)
+    try:
+        res = sh.sample_shapley(ilr_model(model, V, clip=clip), X, background, max_rows=max_rows, rng=rng,
+                                method=method, adjust=False, **sampling)  # type: ignore[arg-type]
+    except ZeroProbabilityError as err:
+        raise _zero_probability_error(model, X, background, class_names, err) from None
+    except ProbabilitySumError as err:
+        raise _sum_error(model, X, background, err) from None
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
     values = res.values
@@ -454,14 +656,14 @@ def shap_sampling_compositions(
     shap's explainer (Štrumbelj & Kononenko's sampling, a variance-driven second round,
     and the efficiency adjustment that Appendix E of the Shapley-composition paper
     adapts) treats each of the ``N-1`` ILR coordinates as a separate output: each
-    coordinate gets its own variance estimates and its own adjustment, whereas eq. 17-19
+    coordinate gets its own variance estimates and its own adjustment, whereas Eq. (C17)-(C19)
     use the *trace* over coordinates (:func:`sample_shapley_compositions`).
 
     ``n_samples`` is shap's ``nsamples`` per explained row (each sample evaluates the
     model on 2 rows).  shap draws from numpy's global generator: it is seeded with
     ``seed`` for the call and restored afterwards.  Cost, in model rows: ``m`` (the mean
     over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
-    :attr:`ShapleyCompositions.prediction`); count it with :class:`CountingModel`.
+    :attr:`ShapleyCompositions.prediction`); count it with :class:`lib.counting.CountingModel`.
     """
     if n_samples < 1:
         raise ValueError("n_samples must be >= 1")
@@ -552,7 +754,7 @@ def naive_bayes_ilr_terms(
         :ref:`eq-comp-nb-evidence`, :ref:`eq-comp-nb-perturbation`, :ref:`eq-comp-nb-additive`
         (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
 
-    For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., eq. 1;
+    For ``P(Y = k | x) ∝ P(Y = k) Π_i P(X_i = x_i | Y = k)^{w_i}`` (Lemaire et al., Eq. (L1);
     book eq. ``eq-nb-posterior``) the normalising constant is a scale factor, which
     log-ratios ignore, so in the Aitchison geometry the posterior is a perturbation of
     powered compositions, ``P(Y | x) = π ⊕ ⊕_i w_i ⊙ L_i(x_i)`` with
@@ -591,7 +793,7 @@ def naive_bayes_shapley_compositions(
         :ref:`eq-comp-nb-shapley`
         (notebooks/02-shapley-compositions/07-naive-bayes-composition.ipynb).
 
-    The game is the paper's (Shapley-composition paper, eq. 5-7): the value of a coalition
+    The game is the paper's (Shapley-composition paper, Eq. (C5)-(C7)): the value of a coalition
     ``S`` is the Aitchison expectation ``E^A[f(x_S, X_{-S})] = ilr^{-1} E[ilr f(x_S, X_{-S})]``
     with the absent variables taken from a background (interventional, book eq.
     ``eq-found-interventional``).  Because ``ilr f`` is a constant plus one term per
@@ -601,7 +803,7 @@ def naive_bayes_shapley_compositions(
     ``φ(i) = ilr^{-1}( w_i (ilr L_i(x_i) − E_B[ilr L_i(B_i)]) ) = w_i ⊙ (L_i(x_i) ⊖ E^A_B[L_i(B_i)])``
 
     (book eq. ``eq-comp-nb-shapley``).  For two classes and the Gram-Schmidt basis its single
-    ILR coordinate is ``1/√2`` times Lemaire et al.'s eq. 10 (book eq. ``eq-nb-shapley``,
+    ILR coordinate is ``1/√2`` times Lemaire et al.'s Eq. (L10) (book eq. ``eq-nb-shapley``,
     :func:`lib.naive_bayes.shapley_values`) with the first class as the positive class.
 
     Cost: ``O(Σ_i P_i K)`` for the tables, then ``O(n d K)`` gathers for ``n`` rows; no
@@ -617,7 +819,7 @@ def naive_bayes_shapley_compositions(
     background
         ``(m, d)`` part indices of the background rows; ``None`` (default) takes the
         expectation under the tables' ``part_prob`` (``P(X_i = p)``, the training
-        frequencies: the expectation of Lemaire et al.'s eq. 10), which equals the
+        frequencies: the expectation of Lemaire et al.'s Eq. (L10)), which equals the
         training rows as background.
     basis
         ILR basis ``(K, K-1)``; default Gram-Schmidt.  The compositions do not depend on it.
@@ -626,7 +828,7 @@ def naive_bayes_shapley_compositions(
     -------
     ShapleyCompositions
         ``shapley.method == "naive-bayes-closed-form"``; ``prediction`` is the model's
-        posterior (eq. 1), ``base`` the Aitchison mean of the predictions over the background.
+        posterior (Eq. (L1)), ``base`` the Aitchison mean of the predictions over the background.
     """
     tables = _nb_tables(model)
     K = len(tables.classes)
@@ -666,18 +868,18 @@ def naive_bayes_shapley_compositions(
 
 
 def naive_bayes_geometric_rest(compositions: npt.ArrayLike) -> np.ndarray:
-    """Lemaire et al.'s eq. 10 for class ``k`` against the *geometric mean* of the other classes,
+    """Lemaire et al.'s Eq. (L10) for class ``k`` against the *geometric mean* of the other classes,
     read off naive Bayes Shapley compositions: ``K/(K−1) clr_k φ(i)``, ``(..., K) -> (..., K)``.
 
     Book: :ref:`eq-nb-multi-geometric` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     With ``δ_k = w_i (log P(x_i | k) − E[log P(X_i | k)])``, the closed form of
     :func:`naive_bayes_shapley_compositions` has ``clr_k φ(i) = δ_k − (1/K) Σ_j δ_j``, and
-    eq. 10 with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
+    Eq. (L10) with ``P(X_i | Y_0)`` replaced by the (closed) geometric mean of the other
     classes' likelihoods is ``δ_k − (1/(K−1)) Σ_{j≠k} δ_j = K/(K−1) (δ_k − (1/K) Σ_j δ_j)``
     (the closure constant cancels in ``λ − E[λ]``).  The paper's extension (§3) takes the
     *arithmetic* mixture of the other classes instead (:func:`lib.naive_bayes.class_log_ratios`).
-    For two classes it is eq. 10 itself (book eq. ``eq-nb-multi-geometric``).
+    For two classes it is Eq. (L10) itself (book eq. ``eq-nb-multi-geometric``).
     """
     phi = sx.check_composition(compositions)
     k = phi.shape[-1]

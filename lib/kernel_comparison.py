@@ -1,6 +1,6 @@
 """KernelSHAP against the exact Shapley values of a naive Bayes (Lemaire et al., §5.3, Table 3).
 
-Lemaire, Clérot & Boullé compare their analytic Shapley values (eq. 10, a game on the
+Lemaire, Clérot & Boullé compare their analytic Shapley values (Eq. (L10), a game on the
 *log-odds*) with ``shap.KernelExplainer`` run on the classifier's *probability* output
 ``P(Y_1 | X)``: for 1000 random rows, with ``N_k`` background ("knowledge table") rows,
 they take as global importance of a variable the mean of its absolute local values over
@@ -12,10 +12,10 @@ This module holds that protocol as functions:
 
 * :func:`choose_rows` — the explained rows and the background rows (seeded);
 * :func:`naive_bayes_output` — the model as a black box on *part indices*: probability
-  of the positive class (eq. 1) and/or log-odds (eq. 2);
+  of the positive class (Eq. (L1)) and/or log-odds (Eq. (L2));
 * :func:`kernel_shap` — ``shap.KernelExplainer`` run knowingly (no L1 feature selection,
   no silent background cap, seeded, identity link, multi-output shapes);
-* :func:`background_shapley_values` — eq. 10 with the expectation taken over the
+* :func:`background_shapley_values` — Eq. (L10) with the expectation taken over the
   background rows instead of the training frequencies: the exact interventional Shapley
   value of the log-odds for the background KernelSHAP sees;
 * :func:`global_importance`, :func:`normalised`, :func:`correlations`,
@@ -28,7 +28,7 @@ Only the model's selected variables are explained
 Khiops' selective naive Bayes uses ``d`` of the data set's variables; the others have
 weight zero and do not enter the model's output at all. For the game of any output of
 the model they are *null players*: ``v(S ∪ {j}) = v(S)`` for every ``S``, so their
-Shapley value is exactly 0, for eq. 10 as for the probability game
+Shapley value is exactly 0, for Eq. (L10) as for the probability game
 (:func:`expand_to_inputs` puts those zeros back). KernelSHAP run on the raw inputs would
 still spend samples on them and return small non-zero estimates, and a pair of
 variables both worth 0 would add ties to the rank correlation; so, as Khiops' own
@@ -66,8 +66,8 @@ __all__ = [
     "normalised",
 ]
 
-#: The outputs :func:`naive_bayes_output` can give: ``P(Y_1 | x)`` (eq. 1, what the paper
-#: hands to KernelSHAP) and ``log P(Y_1 | x) / P(Y_0 | x)`` (eq. 2, eq. 10's value function).
+#: The outputs :func:`naive_bayes_output` can give: ``P(Y_1 | x)`` (Eq. (L1), what the paper
+#: hands to KernelSHAP) and ``log P(Y_1 | x) / P(Y_0 | x)`` (Eq. (L2), Eq. (L10)'s value function).
 OUTPUTS = ("proba", "log-odds")
 
 Output = Literal["proba", "log-odds"]
@@ -184,7 +184,7 @@ class _NaiveBayesOutput:
         lo = self.log_odds(Z)
         cols = []
         for o in self.outputs:
-            # P(Y_1 | x) = 1 / (1 + exp(-LR)) for two classes (eq. 1 divided through by its numerator)
+            # P(Y_1 | x) = 1 / (1 + exp(-LR)) for two classes (Eq. (L1) divided through by its numerator)
             cols.append(1.0 / (1.0 + np.exp(-lo)) if o == "proba" else lo)
         return cols[0] if len(cols) == 1 else np.column_stack(cols)
 
@@ -201,21 +201,21 @@ def naive_bayes_output(
     The returned callable maps an ``(r, d)`` array of part indices (integers, or floats
     holding whole numbers, as shap passes them) to
 
-    * ``"proba"``: ``P(Y_1 | x)`` of Lemaire et al., eq. 1 — the output the paper hands to
+    * ``"proba"``: ``P(Y_1 | x)`` of Lemaire et al., Eq. (L1) — the output the paper hands to
       KernelSHAP (§5.3);
     * ``"log-odds"``: ``log P(Y_1 | x) / P(Y_0 | x) = log P(Y_1)/P(Y_0) + Σ_i w_i λ_i(x_i)``,
-      eq. 2 — the value function of eq. 10;
+      Eq. (L2) — the value function of Eq. (L10);
 
     shape ``(r,)`` for one output, ``(r, k)`` for a sequence of ``k`` outputs (in that
-    order). With two classes eq. 1 is the logistic function of eq. 2, so both come from one
+    order). With two classes Eq. (L1) is the logistic function of Eq. (L2), so both come from one
     table look-up per variable (vectorised; with numba, which shap brings, a compiled
     loop — the same sums, as the tests check).
 
     Khiops' ``predict_proba`` adds a final Laplace correction
     (:func:`lib.khiops_nb.output_laplace`), an increasing affine map ``p -> (p + a)/(1 + b)``
-    of eq. 1: it scales every Shapley value of the probability game by ``1/(1 + b)``
+    of Eq. (L1): it scales every Shapley value of the probability game by ``1/(1 + b)``
     (``1 - 7e-4`` on crx) and leaves the correlations of Table 3 unchanged, so we explain
-    eq. 1 itself.
+    Eq. (L1) itself.
     """
     if len(tables.classes) != 2:
         raise ValueError(
@@ -283,7 +283,7 @@ def kernel_shap(
       row; shap's *maskers*, used by ``shap.Explainer``, would silently keep 100) and check
       that shap holds all of it;
     * ``link="identity"`` by default: ``link="logit"`` explains ``logit(E_b[p])``, not
-      ``E_b[logit p]`` — another game, not eq. 10's (see the chapter's notebook);
+      ``E_b[logit p]`` — another game, not Eq. (L10)'s (see the chapter's notebook);
     * seeded: shap draws coalitions from numpy's *global* generator, which is seeded with
       ``seed`` for this call and restored afterwards;
     * ``nsamples="auto"`` is shap's ``2 d + 2048``; when it reaches ``2**d - 2`` every
@@ -333,15 +333,15 @@ def background_shapley_values(
     background_parts: np.typing.ArrayLike,
     positive: Any,
 ) -> tuple[np.ndarray, float]:
-    """Eq. 10 with the expectation over the background rows (Lemaire et al., eq. 10; §5.3).
+    """Eq. (L10) with the expectation over the background rows (Lemaire et al., Eq. (L10); §5.3).
 
     Book: :ref:`eq-nb-ks-linear` (notebooks/01-naive-bayes/03-kernelshap.ipynb).
 
-    ``φ_m = w_m (λ_m(x_m) − mean_b λ_m(b_m))``: eq. 10 with the empirical distribution of
+    ``φ_m = w_m (λ_m(x_m) − mean_b λ_m(b_m))``: Eq. (L10) with the empirical distribution of
     the background rows in place of ``P(X_m)``. Because the log-odds is additive
-    (eq. 2), this is the exact interventional Shapley value of the log-odds game that
+    (Eq. (L2)), this is the exact interventional Shapley value of the log-odds game that
     KernelSHAP estimates with that background; with the training rows as background it
-    is eq. 10 itself (:func:`lib.naive_bayes.shapley_values`).
+    is Eq. (L10) itself (:func:`lib.naive_bayes.shapley_values`).
 
     Returns ``values`` ``(n, d)`` and the base value ``mean_b LR(b)``.
     """

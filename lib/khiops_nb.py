@@ -25,7 +25,7 @@ What the model dictionary holds
   (cell ``p + P * k``).
 
 The probabilities Khiops computes (read from its source, github.com/KhiopsML/khiops)
-----------------------------------------------------------------------------------
+------------------------------------------------------------------------------------
 1. ``src/Learning/KWDataUtils/KWProbabilityTable.cpp`` (``ImportDataGridStats``, called by
    ``KWDRDataGridStats::Optimize`` in ``src/Learning/KWDataPreparation/KWDRDataGrid.cpp``
    with ``bTargetDirection=false``): per variable, Laplace-smoothed
@@ -34,14 +34,14 @@ The probabilities Khiops computes (read from its source, github.com/KhiopsML/khi
    (:func:`laplace_likelihood`).
 2. ``src/Learning/KWModeling/KWDRNBPredictor.cpp`` (``KWDRNBClassifier::ComputeTargetProbs``):
    the score of class ``k`` is ``log(n_k / N) + Σ_i w_i log P(x_i | k)`` (the prior is *not*
-   smoothed), normalised by a softmax — Lemaire et al.'s eq. 1 on the tables of step 1 —
+   smoothed), normalised by a softmax — Lemaire et al.'s Eq. (L1) on the tables of step 1 —
    and then the probabilities get a *second* Laplace correction,
    ``p' = (p + 0.5 / (J (N + 1))) / (1 + 0.5 / (N + 1))`` with ``J`` classes
    (:func:`output_laplace`).  Step 2's correction is what a raw-frequency
    reimplementation misses: for two classes it is ``p' - p = 0.25 (1 - 2p) / (N + 1.5)``,
    ``3.6e-4 (1 - 2p)`` on crx (``N = 690``).
 3. Khiops' own Shapley values (``src/Learning/KIInterpretation/KIShapleyTable.cpp``,
-   ``InitializeFromUnivariateDataGridStats``): eq. 10 of Lemaire et al. for class ``c``
+   ``InitializeFromUnivariateDataGridStats``): Eq. (L10) of Lemaire et al. for class ``c``
    against the *pooled* rest, with the same ``ε = 1/(N+1)``:
    ``P(p | c) = (n_pc + ε) / (n_c + P ε)``, ``P(p | ¬c) = (n_p − n_pc + (J−1) ε) /
    (N − n_c + P (J−1) ε)``, expectation over ``P(p) = n_p / N``
@@ -175,7 +175,7 @@ def khiops_shapley_tables(counts: np.typing.ArrayLike, weight: float) -> np.ndar
 
     ``P(p | c) = (n_pc + ε) / (n_c + P ε)``,
     ``P(p | ¬c) = (n_p − n_pc + (J−1) ε) / (N − n_c + P (J−1) ε)``,
-    ``λ(p) = log P(p|c)/P(p|¬c)`` and the value is Lemaire et al.'s eq. 10,
+    ``λ(p) = log P(p|c)/P(p|¬c)`` and the value is Lemaire et al.'s Eq. (L10),
     ``w (λ(p) − Σ_q (n_q / N) λ(q))``.
 
     Returns ``(P, K)``: the value of a row whose part is ``p``, for class ``k``.
@@ -416,7 +416,7 @@ class KhiopsSNB:
     def tables(self) -> NaiveBayesTables:
         """The model as :class:`lib.naive_bayes.NaiveBayesTables`: Khiops' smoothed
         ``P(part | class)`` (:func:`laplace_likelihood`), the unsmoothed prior
-        ``n_k / N``, ``P(part) = n_p / N`` and the weights.  Lemaire et al.'s eq. 1 on
+        ``n_k / N``, ``P(part) = n_p / N`` and the weights.  Lemaire et al.'s Eq. (L1) on
         these tables is Khiops' probability *before* :func:`output_laplace`."""
         n = self.n_train
         return NaiveBayesTables(
@@ -443,7 +443,7 @@ class KhiopsSNB:
         return np.column_stack([v.transform(X[v.name]) for v in self.variables]).astype(np.int64)
 
     def predict_proba_eq1(self, X: pd.DataFrame | None = None, parts: np.ndarray | None = None) -> np.ndarray:
-        """Lemaire et al.'s eq. 1 on :meth:`tables` (before Khiops' output correction)."""
+        """Lemaire et al.'s Eq. (L1) on :meth:`tables` (before Khiops' output correction)."""
         t = self.tables()
         parts = t.check_parts(self.transform(X) if parts is None else parts)
         score = np.tile(np.log(t.prior), (parts.shape[0], 1))
@@ -454,7 +454,7 @@ class KhiopsSNB:
         return p / p.sum(axis=1, keepdims=True)
 
     def predict_proba(self, X: pd.DataFrame | None = None, parts: np.ndarray | None = None) -> np.ndarray:
-        """Khiops' ``predict_proba``: eq. 1 on the smoothed tables, then
+        """Khiops' ``predict_proba``: Eq. (L1) on the smoothed tables, then
         :func:`output_laplace`.  ``(n, K)``, columns in :attr:`classes` order."""
         return output_laplace(self.predict_proba_eq1(X, parts), self.n_train)
 
@@ -725,13 +725,15 @@ def fit_khiops_snb(X: pd.DataFrame, y: Sequence[Any] | pd.Series, **kwargs: Any)
 def khiops_multiclass_shapley(model: KhiopsSNB, parts: np.typing.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Khiops' one-vs-rest Shapley values for every class, and the paper's multiclass summary.
 
-    Lemaire et al., §3 ("Extension to multiclass"): eq. 10 with each class in turn as the
+    Lemaire et al., §3 ("Extension to multiclass"): Eq. (L10) with each class in turn as the
     positive class ``Y_1`` and the other ``C − 1`` classes as ``Y_0``, and the value of a
     variable ``Σ_c |φ_m(c vs rest)|``.  The rest is Khiops' pooled one
     (:meth:`KhiopsSNB.rest_likelihood`, ``KIShapleyTable.cpp``), so ``per_class`` is what
     Khiops' ``interpret_predictor`` writes; :func:`lib.naive_bayes.multiclass_shapley` on
     :meth:`KhiopsSNB.tables` uses the prior-weighted mixture of the smoothed class columns
-    instead, which differs by ``O(1/N)``.
+    instead, which differs by ``O(1/N)``.  The game is each class against the others pooled,
+    not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (see
+    :func:`lib.naive_bayes.multiclass_shapley`).
 
     Returns
     -------
@@ -746,13 +748,13 @@ def khiops_multiclass_shapley(model: KhiopsSNB, parts: np.typing.ArrayLike) -> t
 
 
 def khiops_one_vs_rest_log_odds(model: KhiopsSNB, parts: np.typing.ArrayLike) -> np.ndarray:
-    """Lemaire et al.'s eq. 2 with class ``c`` as ``Y_1`` and Khiops' pooled rest as ``Y_0``.
+    """Lemaire et al.'s Eq. (L2) with class ``c`` as ``Y_1`` and Khiops' pooled rest as ``Y_0``.
 
     ``LR_c(x) = log n_c / (N − n_c) + Σ_i w_i log P(x_i | c) / P(x_i | ¬c)``, with
     ``P(· | c)`` of :meth:`KhiopsSNB.tables` and ``P(· | ¬c)`` of
     :meth:`KhiopsSNB.rest_likelihood`: the value function whose interventional Shapley
     values (the training rows as background) are Khiops' own
-    (:func:`khiops_multiclass_shapley`, eq. 10).  For two classes it is the model's eq. 2
+    (:func:`khiops_multiclass_shapley`, Eq. (L10)).  For two classes it is the model's Eq. (L2)
     log-odds (before :func:`output_laplace`).  Returns ``(n, K)``.
     """
     t = model.tables()

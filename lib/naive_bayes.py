@@ -1,6 +1,6 @@
 """Weighted naive Bayes and its exact Shapley values (Lemaire, Clérot & Boullé).
 
-The model (Lemaire et al., eq. 1) is a naive Bayes over *discretised* variables: each
+The model (Lemaire et al., Eq. (L1)) is a naive Bayes over *discretised* variables: each
 variable ``i`` is cut into parts (intervals of a numerical variable, groups of values of
 a categorical one), and with weights ``w_i`` in ``[0, 1]``
 
@@ -17,13 +17,13 @@ and an ``(n, d)`` array of part indices.
 For a positive class ``c`` against the rest, write
 ``λ_i(p) = log P(X_i = p | Y = c) / P(X_i = p | Y ≠ c)``. Then
 
-* the log-odds (eq. 2) is ``log P(c)/P(¬c) + Σ_i w_i λ_i(x_i)``;
-* the Shapley value of variable ``m`` (eq. 10) is
+* the log-odds (Eq. (L2)) is ``log P(c)/P(¬c) + Σ_i w_i λ_i(x_i)``;
+* the Shapley value of variable ``m`` (Eq. (L10)) is
   ``φ_m = w_m (λ_m(x_m) − Σ_p P(X_m = p) λ_m(p))``;
-* the weight of evidence (eq. 15) is ``WoE_m = w_m λ_m(x_m)``.
+* the weight of evidence (Eq. (L15)) is ``WoE_m = w_m λ_m(x_m)``.
 
-For two classes the rest is the other class and eq. 2 is exactly the model's log-odds.
-With more classes, "the rest" is a mixture of classes, and eq. 2 is the log-odds of
+For two classes the rest is the other class and Eq. (L2) is exactly the model's log-odds.
+With more classes, "the rest" is a mixture of classes, and Eq. (L2) is the log-odds of
 the one-vs-rest naive Bayes built from the same tables — see :func:`class_log_ratios`.
 """
 
@@ -45,6 +45,7 @@ __all__ = [
     "ShapleyLookup",
     "WeightedNaiveBayes",
     "class_log_ratios",
+    "from_sklearn",
     "log_odds_terms",
     "multiclass_shapley",
     "one_vs_rest_log_odds",
@@ -63,7 +64,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class NaiveBayesTables:
-    """The tables of a weighted, discretised naive Bayes (Lemaire et al., eq. 1).
+    """The tables of a weighted, discretised naive Bayes (Lemaire et al., Eq. (L1)).
 
     Book: :ref:`eq-nb-posterior` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
 
@@ -80,7 +81,7 @@ class NaiveBayesTables:
         every column sums to one, every cell is positive.
     part_prob
         One array per variable, shape ``(P_i,)``: ``P(X_i = part p)``, the distribution
-        the expectation of eq. 10 is taken over (the training frequencies).
+        the expectation of Eq. (L10) is taken over (the training frequencies).
     weights
         ``w_i``, shape ``(d,)``, in ``[0, 1]``.
     part_labels
@@ -181,7 +182,7 @@ def class_log_ratios(tables: NaiveBayesTables, positive: Any) -> tuple[float, li
     ``λ_i(p) = log P(X_i = p | Y = c) − log P(X_i = p | Y ≠ c)``, where
     ``P(X_i = p | Y ≠ c) = Σ_{k≠c} P(k) P(p | k) / Σ_{k≠c} P(k)`` (the rest as one class,
     as in the paper's multiclass extension, §3).  For two classes this is the
-    log-ratio of eq. 2 (Lemaire et al.).
+    log-ratio of Eq. (L2) (Lemaire et al.).
 
     Returns
     -------
@@ -212,7 +213,7 @@ def _gather(ratios: list[np.ndarray], parts: np.ndarray) -> np.ndarray:
 def log_odds_terms(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[float, np.ndarray]:
-    """The decomposition of eq. 2 (Lemaire et al.): ``LR = bias + Σ_i terms[:, i]``.
+    """The decomposition of Eq. (L2) (Lemaire et al.): ``LR = bias + Σ_i terms[:, i]``.
 
     Book: :ref:`eq-nb-log-odds` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
 
@@ -226,7 +227,7 @@ def log_odds_terms(
 def weight_of_evidence(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> np.ndarray:
-    """Weight of Evidence ``WoE_m = w_m log P(x_m | c) / P(x_m | ¬c)`` (Lemaire et al., eq. 15;
+    """Weight of Evidence ``WoE_m = w_m log P(x_m | c) / P(x_m | ¬c)`` (Lemaire et al., Eq. (L15);
     Good, 1950).  Shape ``(n, d)``.
 
     Book: :ref:`eq-nb-woe` (notebooks/01-naive-bayes/02-woe-vs-shapley.ipynb).
@@ -235,14 +236,14 @@ def weight_of_evidence(
 
 
 def _expected_terms(tables: NaiveBayesTables, ratios: list[np.ndarray]) -> np.ndarray:
-    """``w_m Σ_p P(X_m = p) λ_m(p)``: the expectation term of eq. 10, shape ``(d,)``."""
+    """``w_m Σ_p P(X_m = p) λ_m(p)``: the expectation term of Eq. (L10), shape ``(d,)``."""
     return tables.weights * np.array([pp @ r for pp, r in zip(tables.part_prob, ratios)])
 
 
 def shapley_values(
     tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
 ) -> tuple[np.ndarray, float]:
-    """Exact Shapley values of the log-odds of a weighted naive Bayes (Lemaire et al., eq. 10).
+    """Exact Shapley values of the log-odds of a weighted naive Bayes (Lemaire et al., Eq. (L10)).
 
     Book: :ref:`eq-nb-shapley`, :ref:`eq-nb-efficiency`
         (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb); :ref:`eq-nb-shapley-woe`
@@ -257,7 +258,7 @@ def shapley_values(
     values
         ``(n, d)``.
     base_value
-        ``v(∅) = bias + Σ_m w_m E[λ_m]`` (eq. 12's constant), so that
+        ``v(∅) = bias + Σ_m w_m E[λ_m]`` (Eq. (L12)'s constant), so that
         ``LR(x) = base_value + Σ_m φ_m`` (efficiency).
     """
     parts = tables.check_parts(parts)
@@ -271,7 +272,7 @@ def shapley_result(
     positive: Any,
     data: pd.DataFrame | np.ndarray | None = None,
 ) -> ShapleyResult:
-    """Eq. 10 as a :class:`lib.shapley.ShapleyResult` (``.to_explanation()`` gives a
+    """Eq. (L10) as a :class:`lib.shapley.ShapleyResult` (``.to_explanation()`` gives a
     ``shap.Explanation`` for shap's plots).  ``data`` is what the plots show as feature
     values (default: the part labels)."""
     parts = tables.check_parts(parts)
@@ -299,10 +300,18 @@ def multiclass_shapley(
     Book: :ref:`eq-nb-multi-class`, :ref:`eq-nb-multi-def`
         (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
+    The game explained for class ``c`` is the paper's: ``c`` against the other classes pooled
+    into one (:func:`one_vs_rest_log_odds`), a sum over the variables, so Eq. (L10) applies.  It
+    is not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (:func:`posterior_log_odds`),
+    which with three classes or more is not a sum over the variables; its exact values are
+    :func:`lib.shapley.exact_shapley` of that function (for scikit-learn's naive Bayes
+    classifiers, ``lib.naive_bayes.from_sklearn(model).shapley(X, background, game="posterior")``).
+    For two classes the two games are one.
+
     Returns
     -------
     per_class
-        ``(n, d, K)``: eq. 10 with each class in turn as the positive class.
+        ``(n, d, K)``: Eq. (L10) with each class in turn as the positive class.
     summary
         ``(n, d)``: ``Σ_c |φ_m(c vs rest)|``, Lemaire et al.'s multiclass extension.
     """
@@ -312,7 +321,7 @@ def multiclass_shapley(
 
 @dataclass(frozen=True)
 class ShapleyLookup:
-    """Eq. 10 of Lemaire et al. tabulated: the Shapley value of every part of every
+    """Eq. (L10) of Lemaire et al. tabulated: the Shapley value of every part of every
     variable, for each class as the positive class (§5.3: "precompute the log(P(X|C))
     per variable and per interval ... as well as the expectation term").
 
@@ -333,7 +342,7 @@ class ShapleyLookup:
     n_parts
         ``(d,)``: ``P_i``.
     base_values
-        ``(C,)``: ``v(∅)`` of eq. 12 for each class (efficiency:
+        ``(C,)``: ``v(∅)`` of Eq. (L12) for each class (efficiency:
         ``LR_c(x) = base_values[c] + Σ_i φ_i(x)``).
     """
 
@@ -353,7 +362,7 @@ class ShapleyLookup:
         return np.take(np.ascontiguousarray(self.table[:, k]), flat)
 
     def values(self, parts: np.typing.ArrayLike) -> np.ndarray:
-        """Shapley values (eq. 10) of every row, variable and tabulated class:
+        """Shapley values (Eq. (L10)) of every row, variable and tabulated class:
         ``(n, d, C)``, ``[..., c]`` for ``classes[c]`` against the rest."""
         arr = np.asarray(parts)
         if arr.ndim != 2 or arr.shape[1] != len(self.feature_names):
@@ -364,7 +373,7 @@ class ShapleyLookup:
 
 
 def shapley_lookup(tables: NaiveBayesTables, classes: Sequence[Any] | None = None) -> ShapleyLookup:
-    """Tabulate eq. 10 (Lemaire et al.) per part and class: cost ``O(C Σ_i P_i)``, once.
+    """Tabulate Eq. (L10) (Lemaire et al.) per part and class: cost ``O(C Σ_i P_i)``, once.
 
     Parameters
     ----------
@@ -392,7 +401,7 @@ def shapley_lookup(tables: NaiveBayesTables, classes: Sequence[Any] | None = Non
         expected = _expected_terms(tables, ratios)
         for i, r in enumerate(ratios):
             # w_i λ_i(p) − w_i E[λ_i]: the same operations, in the same order, as the
-            # gather-then-subtract of eq. 10, so the values are bit-identical
+            # gather-then-subtract of Eq. (L10), so the values are bit-identical
             table[offsets[i]:offsets[i] + n_parts[i], k] = r * tables.weights[i] - expected[i]
         base[k] = bias + expected.sum()
     return ShapleyLookup(
@@ -417,7 +426,7 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
     parts; numerical columns are cut into ``n_bins`` quantile intervals
     (:class:`sklearn.preprocessing.KBinsDiscretizer`). ``P(part | class)`` is estimated
     with Laplace smoothing ``alpha``; ``P(part)`` is the training frequency.
-    Prediction follows Lemaire et al., eq. 1.
+    Prediction follows Lemaire et al., Eq. (L1).
 
     Parameters
     ----------
@@ -551,7 +560,7 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
                 out[:, i] = codes[:, 0].astype(np.int64)
         return out
 
-    # -- prediction (eq. 1) ----------------------------------------------
+    # -- prediction (Eq. (L1)) ----------------------------------------------
     def _joint_log(self, X: Any) -> np.ndarray:
         parts = self.tables_.check_parts(self.transform(X))
         t = self.tables_
@@ -561,7 +570,7 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
         return out
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
-        """``log P(Y_k | x)`` of Lemaire et al., eq. 1, shape ``(n, K)``.
+        """``log P(Y_k | x)`` of Lemaire et al., Eq. (L1), shape ``(n, K)``.
 
         Book: :ref:`eq-nb-posterior`
             (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
@@ -577,7 +586,7 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self._joint_log(X), axis=1)]
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """Binary: the log-odds ``log P(Y_1|x)/P(Y_0|x)`` of eq. 2 (classes_[1] positive).
+        """Binary: the log-odds ``log P(Y_1|x)/P(Y_0|x)`` of Eq. (L2) (classes_[1] positive).
 
         Book: :ref:`eq-nb-log-odds`
             (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
@@ -595,7 +604,7 @@ class WeightedNaiveBayes(ClassifierMixin, BaseEstimator):
 
 
 def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """Eq. 2 of Lemaire et al. with each class ``c`` as ``Y_1`` and the others as one class ``Y_0``.
+    """Eq. (L2) of Lemaire et al. with each class ``c`` as ``Y_1`` and the others as one class ``Y_0``.
 
     Book: :ref:`eq-nb-multi-ovr` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
@@ -603,7 +612,7 @@ def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -
     (``P(X_i | ¬c)`` the prior-weighted mixture of the other classes' columns): the value
     function whose Shapley values the paper's multiclass extension (§3) takes, one class
     at a time — :func:`multiclass_shapley` gives them, and
-    ``LR_c(x) = base_c + Σ_m φ_m(c vs rest)`` (eq. 12).  For two classes it is the model's
+    ``LR_c(x) = base_c + Σ_m φ_m(c vs rest)`` (Eq. (L12)).  For two classes it is the model's
     own log-odds (:func:`posterior_log_odds`); with more, it is the log-odds of a two-class
     naive Bayes built on the pooled "rest", which is not the classifier's.
 
@@ -618,13 +627,13 @@ def one_vs_rest_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -
 
 
 def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """The classifier's own log-odds of each class against all the others (Lemaire et al., eq. 1).
+    """The classifier's own log-odds of each class against all the others (Lemaire et al., Eq. (L1)).
 
     Book: :ref:`eq-nb-multi-posterior` (notebooks/01-naive-bayes/06-multiclass.ipynb).
 
     ``log P(c | x) / (1 − P(c | x)) = s_c(x) − log Σ_{k≠c} exp s_k(x)`` with the joint
-    scores ``s_k(x) = log P(k) + Σ_i w_i log P(X_i = x_i | k)`` of eq. 1.  For two classes
-    this is eq. 2, a sum of one term per variable, and equals :func:`one_vs_rest_log_odds`;
+    scores ``s_k(x) = log P(k) + Σ_i w_i log P(X_i = x_i | k)`` of Eq. (L1).  For two classes
+    this is Eq. (L2), a sum of one term per variable, and equals :func:`one_vs_rest_log_odds`;
     with three classes or more the log of a sum of several classes' products is not a sum
     of per-variable terms, and the two differ.
 
@@ -640,3 +649,24 @@ def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> 
         top = others.max(axis=1)
         out[:, k] = scores[:, k] - (top + np.log(np.exp(others - top[:, None]).sum(axis=1)))
     return out
+
+
+# ---------------------------------------------------------------------------
+# scikit-learn's naive Bayes classifiers (lib.naive_bayes_sklearn)
+# ---------------------------------------------------------------------------
+
+
+def from_sklearn(model: Any) -> Any:
+    """A fitted ``CategoricalNB``, ``BernoulliNB``, ``GaussianNB`` or ``MultinomialNB``, whose
+    Shapley values are in closed form: :func:`lib.naive_bayes_sklearn.from_sklearn`.
+
+    Book: :ref:`eq-nb-sk-factors`, :ref:`eq-nb-sk-shapley`
+        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
+
+    Returns a :class:`lib.naive_bayes_sklearn.SklearnNaiveBayes`: its ``shapley(X, background)``
+    gives Eq. (L10) generalised, for one class against the pooled rest (the paper's game, in
+    closed form) or the classifier's own log-odds (``game="posterior"``, exact engine).
+    """
+    from lib.naive_bayes_sklearn import from_sklearn as adapt  # it builds on this module
+
+    return adapt(model)

@@ -51,6 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.models import model_and_output_names
 from lib.shapley import ShapleyResult, check_inputs, evaluate, mix_rows
 
 __all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget", "walk_rows"]
@@ -154,7 +155,7 @@ def antithetic_shapley(
     row were explained alone: pairs are taken, in their random order, while the rows they need
     fit; at least one pair, at most ``(max_rows - 1 - m) // 2``).  Rows that a walk leaves unchanged (``x`` and ``b`` agree on the
     feature switched) are not evaluated: :func:`walk_rows`.  With continuous data the cost is
-    :func:`antithetic_rows`; :class:`lib.shapley.CountingModel` counts it in any case.  Calls
+    :func:`antithetic_rows`; :class:`lib.counting.CountingModel` counts it in any case.  Calls
     hold at most about ``max_rows_per_call`` rows.
 
     Returns
@@ -175,6 +176,7 @@ def antithetic_shapley(
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")
+    f, output_names = model_and_output_names(f, output_names)  # a fitted classifier or a callable
     X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     m = background.shape[0]

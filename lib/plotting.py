@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox, IdentityTransform
 
-__all__ = ["FIGURE_DIR", "bifurcation_tree", "convergence", "denoise", "figure_path", "check_description", "describe_display", "save_figure", "shapley_bars", "snap_extents", "snapped_tight_bbox"]
+__all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
 FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
@@ -93,6 +93,10 @@ def snapped_tight_bbox(fig: Figure, pad_inches: float = 0.1, grid: float = SNAP_
     """
     if grid <= 0 or pad_inches < 0:
         raise ValueError(f"need grid > 0 and pad_inches >= 0, got {grid}, {pad_inches}")
+    if fig.get_layout_engine() is not None:
+        # a layout engine (constrained layout, as phone_figure's) places the axes when the figure
+        # is drawn: measure the box after it has, as savefig(bbox_inches="tight") does
+        fig.draw_without_rendering()
     tight = fig.get_tightbbox(fig.canvas.get_renderer()).padded(pad_inches)
     (x0, y0), (x1, y1) = tight.get_points()
     return Bbox.from_extents(*snap_extents(x0, y0, x1, y1, grid))
@@ -304,6 +308,111 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
     return written
 
 
+#: A figure is shown about this many pixels wide on a 400 px phone screen (the page's margins off).
+PHONE_SHOWN_PX = 352
+
+#: The smallest text a phone reader can read, in CSS pixels, at :data:`PHONE_SHOWN_PX`.
+MIN_TEXT_PX = 7.0
+
+#: The widest figure, in inches, whose 10 pt text (and 7 pt sub- and superscripts of it, as on a
+#: log axis's ``10^k``) stays at least :data:`MIN_TEXT_PX` when shown :data:`PHONE_SHOWN_PX`
+#: wide: ``7 pt x 352 / 7 px = 352 pt`` = 4.89 in, less the crop's padding (0.1 in each side) and
+#: a step of its grid (:data:`SNAP_INCHES`).
+PHONE_WIDTH = 4.6
+
+#: The book's figure style: every text at 10 pt or more (sub- and superscripts at 7 pt), the
+#: title a little larger. Applied by :func:`book_style`, never on import.
+BOOK_STYLE: dict[str, Any] = {
+    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 10,
+    "ytick.labelsize": 10, "legend.fontsize": 10, "legend.title_fontsize": 10, "figure.titlesize": 11,
+    "figure.figsize": (PHONE_WIDTH, 3.2),
+}
+
+
+def book_style() -> None:
+    """Set the book's figure style (:data:`BOOK_STYLE`) for the rest of the session.
+
+    Called once by a notebook that draws figures, in its set-up cell: text sizes are fixed when
+    an artist is made (tick labels are copied from the first tick), so the style must be in
+    force before any figure is created.
+    """
+    mpl.rcParams.update(BOOK_STYLE)
+
+
+def phone_figure(nrows: int = 1, *, height: float = 3.0, width: float = PHONE_WIDTH, **kwargs: Any) -> tuple[Figure, Any]:
+    """A figure of ``nrows`` panels stacked one per row, ``width`` inches wide (at most
+    :data:`PHONE_WIDTH`, so that its text can be read on a phone), ``height`` inches per panel,
+    laid out by matplotlib's constrained layout. Returns ``(fig, axes)`` as ``plt.subplots``
+    (``axes`` a single ``Axes`` when ``nrows == 1``); ``kwargs`` go to ``plt.subplots``.
+    """
+    import matplotlib.pyplot as plt
+
+    if nrows < 1 or height <= 0:
+        raise ValueError(f"need nrows >= 1 and height > 0, got {nrows}, {height}")
+    if not 0 < width <= PHONE_WIDTH:
+        raise ValueError(f"a figure at most {PHONE_WIDTH} in wide can be read on a phone; got width={width}")
+    kwargs.setdefault("layout", "constrained")
+    return plt.subplots(nrows, 1, figsize=(width, height * nrows), **kwargs)
+
+
+_SVG = "{http://www.w3.org/2000/svg}"
+_XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
+_SCALE = re.compile(r"scale\(\s*([-+0-9.eE]+)")
+
+
+def _scale(transform: str | None) -> float:
+    factor = 1.0
+    for match in _SCALE.finditer(transform or ""):
+        factor *= abs(float(match.group(1)))
+    return factor
+
+
+def svg_text_sizes(svg: str) -> tuple[float, list[float]]:
+    """The width of an SVG written by :func:`save_figure` (its ``viewBox``, in points) and the
+    size in points of every glyph it draws.
+
+    :func:`save_figure` writes text as paths (``svg.fonttype = "path"``): each glyph is a
+    ``<use>`` of a path in ``<defs>`` (drawn at 1/64 of matplotlib's text-path size of 100, its
+    own ``scale(0.015625)``), inside a group scaled by ``size / 100``; a sub- or superscript
+    adds its own factor (``scale(0.7)``). A glyph's size is therefore 100 times the product of
+    the scale factors from the root down to its ``<use>``. ``ValueError`` for an SVG without a
+    ``viewBox``.
+    """
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    box = root.get("viewBox")
+    if not box:
+        raise ValueError("the SVG has no viewBox: its width cannot be read")
+    width = float(box.split()[2])
+    glyphs = {path.get("id") for defs in root.iter(f"{_SVG}defs") for path in defs.iter(f"{_SVG}path")
+              if "scale(0.015625)" in (path.get("transform") or "")}
+    sizes: list[float] = []
+
+    def walk(element: Any, factor: float) -> None:
+        if element.tag == f"{_SVG}defs":
+            return
+        factor *= _scale(element.get("transform"))
+        if element.tag == f"{_SVG}use":
+            if element.get(_XLINK_HREF, "").lstrip("#") in glyphs:
+                sizes.append(100 * factor)
+            return
+        for child in element:
+            walk(child, factor)
+
+    walk(root, 1.0)
+    return width, sizes
+
+
+def smallest_text_px(svg: str, shown_px: float = PHONE_SHOWN_PX) -> float | None:
+    """The smallest text of the SVG, in CSS pixels, when it is shown ``shown_px`` wide:
+    ``smallest glyph size x shown_px / SVG width`` (:func:`svg_text_sizes`); ``None`` if it has
+    no text. A figure a phone reader can read has at least :data:`MIN_TEXT_PX`.
+    """
+    width, sizes = svg_text_sizes(svg)
+    return min(sizes) * shown_px / width if sizes else None
+
+
 def convergence(
     ax: Axes,
     budgets: np.ndarray,
@@ -425,4 +534,134 @@ def shapley_bars(
     ax.set_xlabel(xlabel)
     if title is not None:
         ax.set_title(title)
+    return ax
+
+
+def write_figure(fig: Figure, path: str | Path, *, description: str) -> Path:
+    """Save ``fig`` at ``path`` (``.png``, ``.svg`` or ``.pdf``, by its suffix), described and
+    reproducible as :func:`save_figure` saves the book's figures, wherever the caller asks.
+
+    The description is the figure's alternative text (:func:`check_description`), written into
+    the file's metadata; the crop is :func:`snapped_tight_bbox`; SVG ids are salted by the file's
+    name and numbered in order (:func:`stable_svg_ids`).  Missing parent folders are created.
+    Returns the path written.
+    """
+    text = check_description(description)
+    out = Path(path)
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg", "pdf"):
+        raise ValueError(f"write_figure writes .png, .svg or .pdf files, got {out.name!r}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bbox = snapped_tight_bbox(fig)
+    meta: dict[str, str | None] = {"Title": text if fmt == "svg" else out.stem, "Description": text}
+    meta.update({"Date": None} if fmt == "svg" else {"Software": None} if fmt == "png" else {"CreationDate": None})
+    if fmt == "pdf":
+        meta = {"Title": out.stem, "Subject": text, "CreationDate": None}
+    with mpl.rc_context({"svg.hashsalt": out.stem, "svg.fonttype": "path"}):
+        if fmt == "png":
+            _save_png(fig, out, dpi=150, bbox=bbox, metadata=meta)
+        elif fmt == "svg":
+            buffer = io.StringIO()
+            fig.savefig(buffer, format="svg", metadata=meta, dpi=150, bbox_inches=bbox)
+            out.write_text(stable_svg_ids(buffer.getvalue()), encoding="utf-8")
+        else:
+            fig.savefig(out, format="pdf", metadata=meta, dpi=150, bbox_inches=bbox)
+    setattr(fig, DESCRIPTION_ATTR, text)
+    _describe_in_notebook()
+    return out
+
+
+def _closed(p: np.ndarray) -> np.ndarray:
+    return p / p.sum(axis=-1, keepdims=True)
+
+
+def _ternary_xy(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cartesian coordinates of closed 3-part compositions: parts 0, 1, 2 at the corners
+    ``(0, 0)``, ``(1, 0)``, ``(1/2, √3/2)``."""
+    q = _closed(np.asarray(p, dtype=float))
+    return q[..., 1] + 0.5 * q[..., 2], q[..., 2] * np.sqrt(3.0) / 2.0
+
+
+def composition_path(
+    ax: Axes,
+    base: np.typing.ArrayLike,
+    compositions: np.typing.ArrayLike,
+    *,
+    class_names: Sequence[str],
+    feature_names: Sequence[str],
+    classes: Sequence[int] | None = None,
+    top: int | None = None,
+    steps: int = 24,
+) -> Axes:
+    """Draw one explanation by Shapley compositions on the simplex: the path from the base
+    distribution, perturbed by each feature's composition in turn, to the prediction.
+
+    ``base`` ``(N,)`` and ``compositions`` ``(d, N)`` are one row of a
+    :class:`lib.compositions.ShapleyCompositions` (``base[r]``, ``compositions[r]``); the features
+    are taken in decreasing Aitchison norm (``top`` of them, the rest merged into one last step
+    "other features"), each step ``base ⊕ φ_1 ⊕ … ⊕ t ⊙ φ_i`` drawn for ``t`` in ``[0, 1]`` (a
+    straight line of the Aitchison geometry, curved in the triangle).  Three classes: the
+    ternary diagram, a corner per class.  Two classes: the segment of ``P(class 1)``.  More: the
+    subcomposition of ``classes`` (three part indices; default the three most probable at the
+    prediction), which perturbation commutes with.  The prediction is the path's end (efficiency
+    of the compositions).  Returns ``ax``.
+    """
+    b = np.asarray(base, dtype=float)
+    phi = np.asarray(compositions, dtype=float)
+    if b.ndim != 1 or phi.ndim != 2 or phi.shape[1] != b.shape[0] or b.shape[0] < 2:
+        raise ValueError(f"expected base (N,) and compositions (d, N) with N >= 2, got {b.shape} and {phi.shape}")
+    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(phi)) and np.all(b > 0) and np.all(phi > 0)):
+        raise ValueError("compositions must have finite, strictly positive parts")
+    if len(class_names) != b.shape[0] or len(feature_names) != phi.shape[0]:
+        raise ValueError(f"{len(class_names)} class names and {len(feature_names)} feature names for "
+                         f"{b.shape[0]} classes and {phi.shape[0]} features")
+    log_b, log_phi = np.log(b), np.log(phi)
+    log_phi = log_phi - log_phi.mean(axis=1, keepdims=True)                # clr of each step
+    order = np.argsort(-np.linalg.norm(log_phi, axis=1), kind="stable")
+    names = [str(feature_names[i]) for i in order]
+    steps_clr = log_phi[order]
+    if top is not None and 0 < top < len(order):
+        steps_clr = np.vstack([steps_clr[:top], steps_clr[top:].sum(axis=0)])
+        names = names[:top] + [f"other {len(order) - top} features"]
+    end = log_b + log_phi.sum(axis=0)
+    n_parts = b.shape[0]
+    if n_parts > 3:
+        parts = list(classes) if classes is not None else list(np.argsort(-end, kind="stable")[:3])
+    else:
+        parts = list(range(n_parts))
+    if len(parts) != min(3, n_parts) or len(set(parts)) != len(parts):
+        raise ValueError(f"classes must name three distinct classes, got {classes}")
+    labels = [str(class_names[k]) for k in parts]
+    t = np.linspace(0.0, 1.0, steps)[:, None]
+    start = log_b
+    colours = mpl.colormaps["tab10"]
+    if len(parts) == 3:
+        corners = np.array([[0.0, 0.0], [1.0, 0.0], [0.5, np.sqrt(3.0) / 2.0], [0.0, 0.0]])
+        ax.plot(corners[:, 0], corners[:, 1], color="0.3", lw=1.0)
+        offsets = ((-0.03, -0.03), (0.03, -0.03), (0.0, 0.03))
+        for (x, y), (dx, dy), label, ha, va in zip(corners[:3], offsets, labels, ("right", "left", "center"),
+                                                   ("top", "top", "bottom")):
+            ax.text(x + dx, y + dy, label, ha=ha, va=va, fontsize=10)
+        to_xy = lambda L: _ternary_xy(np.exp(denoise(L[..., parts] - L[..., parts].max(axis=-1, keepdims=True))))  # noqa: E731
+        ax.set_aspect("equal")
+        ax.axis("off")
+    else:
+        to_xy = lambda L: (_closed(np.exp(denoise(L - L.max(axis=-1, keepdims=True))))[..., 1],  # noqa: E731
+                           np.zeros(L.shape[:-1]))
+        ax.plot([0, 1], [0, 0], color="0.3", lw=1.0)
+        ax.set_xlabel(f"P({labels[1]})")
+        ax.set_yticks([])
+        ax.set_xlim(-0.02, 1.02)
+    x0, y0 = to_xy(start)
+    ax.plot([x0], [y0], marker="o", color="black", ms=6, zorder=3, label="base distribution")
+    for i, (step, name) in enumerate(zip(steps_clr, names)):
+        x, y = to_xy(start + t * step)
+        ax.plot(x, y, color=colours(i % 10), lw=2.0, label=name)
+        ax.annotate("", xy=(x[-1], y[-1]), xytext=(x[-2], y[-2]),
+                    arrowprops={"arrowstyle": "-|>", "color": colours(i % 10), "lw": 1.5})
+        start = start + step
+    x1, y1 = to_xy(start)
+    ax.plot([x1], [y1], marker="*", color="black", ms=11, zorder=3, label="prediction f(x)")
+    # below the triangle, not beside it: the figure stays as narrow as a phone shows it
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2, frameon=False, fontsize=9)
     return ax

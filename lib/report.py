@@ -1,67 +1,99 @@
-"""The reproduction report: every published number the book compares, with its verdict.
+"""The reproduction report: every published number and claim the book compares, with its verdict.
 
-The chapters write their comparison tables (the paper's numbers beside ours) as CSV files
-under ``data/derived/``. Each chapter's registry, ``data/derived/reproduction/<chapter>.yaml``,
-says for each table which paper it belongs to, which columns hold the paper's value and ours,
-whether the paper's set-up is identified, the tolerance (and the cell that measured the spread
-it comes from), and the causes of deviations that a cell demonstrates. This module reads the
-registries and the CSV files and classifies every number; the book's report page, the
-chapters' results boxes and the tests call it, so no verdict is ever typed.
+The chapters write their comparison tables (the paper's numbers beside ours, or the paper's
+sentences beside our test of them) as CSV files under ``data/derived/``. Each chapter's registry,
+``data/derived/reproduction/<chapter>.yaml``, says for each table which paper it belongs to, which
+columns hold the paper's value and ours, whether the paper's set-up is identified (and if not,
+why it could not be), the tolerance, and the causes of deviations that a cell demonstrates. This
+module reads the registries and the CSV files and classifies everything; the book's pages, the
+chapters' results boxes and the tests call it, so no verdict is ever typed. The registry itself is
+read and validated by :mod:`lib.registry`, whose names this module re-exports.
 
-The five classes (:data:`STATUSES`, rules stated in ``CONTRIBUTING.md`` §1):
+Two levels (rules stated in ``CONTRIBUTING.md`` §1):
 
-``reproduced``
-    the set-up is identified and ``|ours - paper| <= tolerance``, the tolerance being the
-    paper's printed precision (deterministic numbers) or read from a CSV written by the cell
-    that measured the spread; for a claim: it holds on our numbers;
-``consistent``
-    as "reproduced", but the paper's set-up or instance is not identified (``setup: guessed``),
-    or the model is not the paper's (``setup: model-differs``): the numbers agree, nothing is
-    reproduced;
-``explained deviation``
-    outside the tolerance, and a cell demonstrates the cause: changing that one thing recovers
-    the paper's number within the tolerance (``recovered``), or the paper's own numbers prove an
-    erratum (``erratum``);
-``not reproduced``
-    outside the tolerance with no demonstrated cause (an untested or unconfirmed cause is kept
-    as a note), or ours missing;
-``contradicted``
-    a claim of the paper that is false on our numbers.
+**Numbers and rows** take one of five classes (:data:`STATUSES`, :func:`classify`):
+``reproduced`` (identified set-up, within a tolerance fixed before comparing; a claims row that
+holds), ``consistent`` (the same on a set-up or model that is not the paper's), ``explained
+deviation`` (outside, and a cell demonstrates the cause), ``not reproduced`` (outside, no
+demonstrated cause), ``contradicted`` (a claims row that fails on the paper's own set-up).
+
+**Claims** take one of three outcomes (:data:`OUTCOMES`, :func:`claims`). A claim is one sentence
+of a paper, quoted exactly (every row and every table that tests it is its evidence), or one
+published table; the rule :data:`CLAIM_RULE` turns its evidence into ``holds``, ``fails`` or
+``could not be tested here`` (with the registry's ``reason``, never counted as a failure).
+A paper's mathematical claims (a theorem, a closed form checked against an independent
+computation) are counted apart from its empirical ones. :func:`claims_table` builds a claims
+table from the paper's sentences, our numbers and the computed ``holds``; a verdict decided by a
+threshold the paper did not give carries the range of thresholds over which it stands
+(:class:`Threshold`).
 """
 
 from __future__ import annotations
 
-import fnmatch
-import json
 import math
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
-import yaml
+
+from lib.claims import THRESHOLD_COLUMNS as _THRESHOLD_COLUMNS
+from lib.claims import Claim, Threshold, claims_table, show_claims
+from lib.registry import (
+    DERIVATION,
+    ERRATUM,
+    REASONS,
+    REGISTRY,
+    REGISTRY_DIR,
+    SETUPS,
+    Evidence,
+    Explanation,
+    TableSpec,
+    Tolerance,
+    check_evidence,
+    last_digit_tolerance,
+    load_papers,
+    load_registry,
+    matches,
+    notebook_labels,
+    read_table,
+    repo_root,
+    truthy,
+)
 
 __all__ = [
     "REGISTRY",
     "REGISTRY_DIR",
     "STATUSES",
+    "OUTCOMES",
+    "HOLDS",
+    "FAILS",
+    "UNTESTED",
+    "CLAIM_RULE",
+    "REASONS",
+    "NATURES",
     "BOOK_INFERENCE",
     "APART",
     "DERIVATION",
     "ERRATUM",
     "NOT_A_CLAIM",
     "NOT_SCORED",
+    "SET_UP_CHECK",
+    "Claim",
     "Evidence",
     "Explanation",
     "TableSpec",
+    "Threshold",
     "Tolerance",
+    "causes",
     "check_evidence",
     "claim_summary",
     "claims",
+    "claims_table",
+    "show_claims",
     "classify",
+    "evidence",
+    "glance",
     "is_paper_claim",
     "last_digit_tolerance",
     "load_papers",
@@ -72,40 +104,39 @@ __all__ = [
     "table_rows",
 ]
 
-#: The papers' names (BibTeX key -> short name), in the book's order.
-REGISTRY = Path("data") / "derived" / "reproduction.yaml"
-#: One registry file per chapter (``00-foundations.yaml``, ``01-naive-bayes.yaml``, ...).
-REGISTRY_DIR = Path("data") / "derived" / "reproduction"
+#: The five classes of a published number, or of one row of a claims table.
 STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
+HOLDS, FAILS, UNTESTED = "holds", "fails", "could not be tested here"
+#: The three outcomes of a claim (:func:`claims`).
+OUTCOMES = (HOLDS, FAILS, UNTESTED)
+#: The rule, declared once, that turns a claim's evidence into its outcome (:func:`claims`).
+CLAIM_RULE = (
+    "A claim holds when none of its numbers or rows disagrees: each is reproduced, consistent, or an "
+    "explained deviation (a cause a cell demonstrates accounts for the paper's number). When the paper's own set-up is among its "
+    "evidence, that evidence alone decides: a number outside its tolerance with no demonstrated "
+    "cause, or a row that fails, makes the claim fail. Evidence on a set-up that is not the paper's "
+    "can agree with the paper but cannot refute it: a claim with only such evidence, and a "
+    "disagreement in it, could not be tested here, for the reason its tables give. The share of "
+    "its numbers or rows that agree is always shown beside the outcome."
+)
+#: ``mathematical``: a theorem or closed form of the paper, checked against an independent
+#: computation (an enumeration of the game); counted apart from the ``empirical`` claims.
+NATURES = ("empirical", "mathematical")
 #: Paper cells of a claims table meaning the paper states no claim there (the row is skipped).
 #: A cell equal to one of these, or beginning with one of them followed by a space, a colon or a
 #: parenthesis ("not claimed: ..."), is not a claim of the paper.
-NOT_A_CLAIM = ("", "not claimed", "assumption")
+SET_UP_CHECK = "set-up check"
+NOT_A_CLAIM = ("", "not claimed", "assumption", SET_UP_CHECK)
 #: Paper cells beginning with this word are the book's own inference from the paper ("implied
 #: (§3): ..."), never a sentence of the paper: such a row is shown in its chapter but never scored
 #: as the paper's claim (issue 20, §3).
 BOOK_INFERENCE = "implied"
 #: What a notebook shows for a row of its claims table that the report does not score.
 NOT_SCORED = "not scored (not a claim of the paper)"
-#: The status of a row that cannot fail: an identity, or a consequence of the book's own
-#: definitions (efficiency of an exact computation, an angle fixed by the basis). Shown apart,
-#: with the reason, and never counted as reproduced or consistent (issue 20, §2).
-DERIVATION = "derivation check"
-#: The status of a claims-table row stating an erratum of the paper (a printed formula or
-#: caption that the paper's own numbers, or an exact computation, prove wrong). Every chapter
-#: treats errata alike: shown apart, with the proof, and collected on the errata page, never
-#: counted as a verdict (a wrong published *number* proved by the paper's own numbers stays an
-#: "explained deviation" of its table). Issue 20, §4.
-ERRATUM = "erratum"
 #: Statuses shown apart from the verdicts, never counted in them.
 APART = (DERIVATION, ERRATUM)
-#: Worst first: a claim tested by several rows takes the worst status among them.
-_SEVERITY = ("contradicted", "not reproduced", "explained deviation", "consistent", "reproduced")
-#: ``identified``: the paper's protocol and model; ``guessed``: the paper's instance or set-up is
-#: not identified and ours was chosen; ``model-differs``: the protocol is the paper's but the
-#: model is not (another version of the paper's tool that cannot be run here). Under the last
-#: two, agreement is "consistent" at most and a failed claim is "not reproduced".
-SETUPS = ("identified", "guessed", "model-differs")
+_AGREE = ("reproduced", "consistent")
+_DISAGREE = ("not reproduced", "contradicted")
 REPORT_COLUMNS = [
     "paper",
     "table",
@@ -118,19 +149,17 @@ REPORT_COLUMNS = [
     "note",
     "evidence",
     "claim",
+    "where",
+    "nature",
     "setup",
     "setup note",
+    "reason",
     "cause",
+    "threshold",
+    "threshold value",
+    "stands from",
+    "stands to",
 ]
-_LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
-
-
-def _repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent
-
-
-def _matches(item: str, pattern: str) -> bool:
-    return item == pattern or fnmatch.fnmatchcase(item, pattern)
 
 
 def is_paper_claim(paper_cell: str) -> bool:
@@ -147,285 +176,6 @@ def is_paper_claim(paper_cell: str) -> bool:
         if text == word or (text.startswith(word) and text[len(word)] in " :;,(—-"):
             return False
     return True
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1"):
-        return True
-    if text in ("false", "no", "0"):
-        return False
-    raise ValueError(f"cannot read {value!r} as true or false")
-
-
-def _read_csv(root: Path, name: str, needed_by: str) -> pd.DataFrame:
-    path = root / "data" / "derived" / name
-    if not path.is_file():
-        raise FileNotFoundError(f"{needed_by}: data/derived/{name} does not exist; run the notebook that writes it")
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
-
-
-# --------------------------------------------------------------------------- evidence
-@dataclass(frozen=True)
-class Evidence:
-    """A value a notebook cell computed and stored: column ``column`` of ``data/derived/<csv>``.
-
-    With ``key`` columns, the row is the one whose key values equal the compared item's
-    values in the same columns; without, the CSV must have exactly one row.
-    """
-
-    csv: str
-    column: str
-    key: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, raw: Any, where: str) -> Evidence:
-        if not isinstance(raw, Mapping) or not {"csv", "column"} <= set(raw):
-            raise ValueError(f"{where}: evidence needs 'csv' and 'column', got {raw!r}")
-        unknown = set(raw) - {"csv", "column", "key", "cell"}
-        if unknown:
-            raise ValueError(f"{where}: unknown evidence field(s) {sorted(unknown)}")
-        return cls(csv=str(raw["csv"]), column=str(raw["column"]), key=tuple(raw.get("key", ())))
-
-    def lookup(self, root: Path, row: Mapping[str, str], cache: dict[str, pd.DataFrame]) -> str:
-        if self.csv not in cache:
-            cache[self.csv] = _read_csv(root, self.csv, "evidence")
-        frame = cache[self.csv]
-        if self.column not in frame.columns:
-            raise ValueError(f"{self.csv}: no column {self.column!r} (has {list(frame.columns)})")
-        if self.key:
-            missing = [k for k in self.key if k not in frame.columns or k not in row]
-            if missing:
-                raise ValueError(f"{self.csv}: key column(s) {missing} missing in the evidence or the table")
-            mask = np.ones(len(frame), dtype=bool)
-            for k in self.key:
-                mask &= (frame[k] == str(row[k])).to_numpy()
-            hits = frame.loc[mask, self.column]
-            what = ", ".join(f"{k} = {row[k]!r}" for k in self.key)
-        else:
-            hits, what = frame[self.column], "the only row"
-        if len(hits) != 1:
-            raise ValueError(f"{self.csv}: expected one row for {what}, found {len(hits)}")
-        return str(hits.iloc[0])
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """How far ours may be from the paper's number.
-
-    ``rule="last-digit"``: one unit of the paper's last printed digit (0 for an integer), for
-    deterministic quantities. Otherwise ``source`` is the CSV column written by the cell
-    labelled ``cell``, which measured the spread the tolerance is derived from.
-    """
-
-    rule: str | None = None
-    source: Evidence | None = None
-    cell: str | None = None
-
-    @classmethod
-    def parse(cls, raw: Any, where: str) -> Tolerance:
-        if not isinstance(raw, Mapping):
-            raise ValueError(
-                f"{where}: the tolerance must be {{rule: last-digit}} or {{csv, column, cell}} "
-                f"(a measured spread), not a typed number ({raw!r})"
-            )
-        if "rule" in raw:
-            if raw["rule"] != "last-digit" or len(raw) != 1:
-                raise ValueError(f"{where}: the only tolerance rule is 'last-digit', got {dict(raw)!r}")
-            return cls(rule="last-digit")
-        if not raw.get("cell"):
-            raise ValueError(f"{where}: a measured tolerance must name the cell that measures it ('cell')")
-        return cls(source=Evidence.parse(raw, where), cell=str(raw["cell"]))
-
-    def value(self, paper_text: str, row: Mapping[str, str], root: Path, cache: dict[str, pd.DataFrame]) -> float:
-        if self.rule == "last-digit":
-            return last_digit_tolerance(paper_text)
-        assert self.source is not None
-        value = float(self.source.lookup(root, row, cache))
-        if not value >= 0:
-            raise ValueError(f"{self.source.csv}: tolerance must be >= 0, got {value}")
-        return value
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """The cause of a deviation and the evidence that demonstrates it."""
-
-    cause: str
-    cell: str
-    recovered: Evidence | None = None
-    erratum: Evidence | None = None
-
-    @classmethod
-    def parse(cls, raw: Any, where: str) -> Explanation:
-        if not isinstance(raw, Mapping):
-            raise ValueError(
-                f"{where}: an explanation needs 'cause', 'cell' and 'recovered' or 'erratum' evidence; "
-                f"an untested cause goes under 'hypotheses' ({raw!r})"
-            )
-        unknown = set(raw) - {"cause", "cell", "recovered", "erratum"}
-        if unknown:
-            raise ValueError(f"{where}: unknown field(s) {sorted(unknown)}")
-        if not raw.get("cause") or not raw.get("cell"):
-            raise ValueError(f"{where}: an explanation needs a 'cause' and the 'cell' that demonstrates it")
-        kinds = [k for k in ("recovered", "erratum") if k in raw]
-        if len(kinds) != 1:
-            raise ValueError(f"{where}: give exactly one of 'recovered' (the paper's number recovered) or 'erratum'")
-        return cls(
-            cause=str(raw["cause"]),
-            cell=str(raw["cell"]),
-            recovered=Evidence.parse(raw["recovered"], where) if "recovered" in raw else None,
-            erratum=Evidence.parse(raw["erratum"], where) if "erratum" in raw else None,
-        )
-
-
-def last_digit_tolerance(paper_text: str) -> float:
-    """One unit of the last printed digit of ``paper_text`` (``"0.5550"`` -> 1e-4; ``"14"`` -> 0)."""
-    text = str(paper_text).strip()
-    mantissa = text.lower().split("e")[0]
-    if "." not in mantissa:
-        return 0.0
-    decimals = len(mantissa.split(".", 1)[1])
-    exponent = int(text.lower().split("e")[1]) if "e" in text.lower() else 0
-    return 10.0 ** (exponent - decimals)
-
-
-# --------------------------------------------------------------------------- registry
-@dataclass(frozen=True)
-class TableSpec:
-    """How to read and judge one comparison table (one entry of a chapter's registry)."""
-
-    csv: str
-    paper: str
-    table: str
-    shown_in: str
-    key: tuple[str, ...]
-    chapter: str = ""
-    kind: str = "numeric"
-    setup: str = "identified"
-    setup_note: str = ""
-    paper_column: str = "paper"
-    ours_column: str = "ours"
-    holds_column: str = "holds"
-    tolerance: Tolerance | None = None
-    explained: Mapping[str, Explanation] = field(default_factory=dict)
-    hypotheses: Mapping[str, str] = field(default_factory=dict)
-    exclude: tuple[str, ...] = ()
-    derivation: Mapping[str, str] = field(default_factory=dict)
-    errata: Mapping[str, str] = field(default_factory=dict)
-    claims_by: str = "sentence"
-    index_column: bool = False
-
-    def __post_init__(self) -> None:
-        if self.kind not in ("numeric", "claims"):
-            raise ValueError(f"{self.csv}: kind must be 'numeric' or 'claims', got {self.kind!r}")
-        if not self.key:
-            raise ValueError(f"{self.csv}: 'key' must name at least one column")
-        if self.setup not in SETUPS:
-            raise ValueError(f"{self.csv}: setup must be one of {SETUPS}, got {self.setup!r}")
-        if self.setup != "identified" and not self.setup_note.strip():
-            raise ValueError(f"{self.csv}: a {self.setup} set-up needs a 'setup_note' saying what differs and why")
-        if self.claims_by not in ("sentence", "row"):
-            raise ValueError(f"{self.csv}: claims_by must be 'sentence' or 'row', got {self.claims_by!r}")
-        if self.kind == "numeric" and self.tolerance is None:
-            raise ValueError(f"{self.csv}: a numeric table needs a tolerance")
-        if self.kind == "claims" and (self.tolerance is not None or self.explained):
-            raise ValueError(
-                f"{self.csv}: a claims table has no tolerance and no explained deviations "
-                "(a claim holds, or it is contradicted)"
-            )
-
-    def explanation(self, item: str) -> Explanation | None:
-        return next((e for p, e in self.explained.items() if _matches(item, p)), None)
-
-    def hypothesis(self, item: str) -> str | None:
-        return next((str(h) for p, h in self.hypotheses.items() if _matches(item, p)), None)
-
-    def excluded(self, item: str) -> bool:
-        return any(_matches(item, pattern) for pattern in self.exclude)
-
-    def apart(self, item: str) -> tuple[str, str, str] | None:
-        """``(status, pattern, reason)`` if the registry lists ``item`` as a derivation check or an erratum."""
-        for status, mapping in ((DERIVATION, self.derivation), (ERRATUM, self.errata)):
-            for pattern, why in mapping.items():
-                if _matches(item, pattern):
-                    return status, pattern, str(why)
-        return None
-
-    def cells(self) -> list[str]:
-        """The labels of every cell this table's verdicts rest on."""
-        cells = [self.tolerance.cell] if self.tolerance is not None and self.tolerance.cell else []
-        return cells + [e.cell for e in self.explained.values()]
-
-
-_SPEC_FIELDS = set(TableSpec.__dataclass_fields__) - {"chapter"}
-
-
-def _read_yaml(path: Path) -> Any:
-    with open(path, encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
-
-
-def _papers(root: Path) -> dict[str, str]:
-    raw = _read_yaml(root / REGISTRY)
-    if not isinstance(raw, dict) or not isinstance(raw.get("papers"), dict):
-        raise ValueError(f"{REGISTRY}: expected a mapping 'papers' from BibTeX key to a short name")
-    if set(raw) != {"papers"}:
-        raise ValueError(f"{REGISTRY}: holds only 'papers'; tables go in {REGISTRY_DIR}/<chapter>.yaml")
-    return {str(k): str(v) for k, v in raw["papers"].items()}
-
-
-def load_papers(root: str | Path | None = None) -> dict[str, str]:
-    """The papers: BibTeX key -> short name, in the book's order."""
-    return _papers(Path(root) if root is not None else _repo_root())
-
-
-def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str) -> TableSpec:
-    entry = dict(entry)
-    unknown = set(entry) - _SPEC_FIELDS
-    if unknown:
-        raise ValueError(f"{where}: unknown field(s) {sorted(unknown)} in entry {entry.get('csv')!r}")
-    name = f"{where} ({entry.get('csv')})"
-    entry["key"] = tuple(entry.get("key", ()))
-    entry["exclude"] = tuple(entry.get("exclude", ()))
-    if "tolerance" in entry:
-        entry["tolerance"] = Tolerance.parse(entry["tolerance"], name)
-    entry["explained"] = {
-        str(p): Explanation.parse(e, f"{name}, explained {p!r}") for p, e in (entry.get("explained") or {}).items()
-    }
-    entry["hypotheses"] = {str(p): str(h) for p, h in (entry.get("hypotheses") or {}).items()}
-    entry["derivation"] = {str(p): str(w) for p, w in (entry.get("derivation") or {}).items()}
-    for pattern, why in entry["derivation"].items():
-        if not why.strip():
-            raise ValueError(f"{name}: derivation check {pattern!r} needs the reason it cannot fail")
-    entry["errata"] = {str(p): str(w) for p, w in (entry.get("errata") or {}).items()}
-    for pattern, why in entry["errata"].items():
-        if not why.strip():
-            raise ValueError(f"{name}: erratum {pattern!r} needs what proves it")
-    return TableSpec(chapter=chapter, **entry)
-
-
-def load_registry(root: str | Path | None = None) -> list[TableSpec]:
-    """Every chapter's registry (``data/derived/reproduction/*.yaml``, in file-name order)."""
-    root = Path(root) if root is not None else _repo_root()
-    papers = _papers(root)
-    specs: list[TableSpec] = []
-    for path in sorted((root / REGISTRY_DIR).glob("*.yaml")):
-        raw = _read_yaml(path)
-        where = f"{REGISTRY_DIR / path.name}"
-        if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list) or set(raw) - {"tables"}:
-            raise ValueError(f"{where}: expected a mapping with a list under 'tables' (and nothing else)")
-        specs += [_parse_spec(entry, path.stem, where) for entry in raw["tables"]]
-    names = [s.csv for s in specs]
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise ValueError(f"{REGISTRY_DIR}: CSV(s) registered twice: {twice}")
-    unnamed = sorted({s.paper for s in specs} - set(papers))
-    if unnamed:
-        raise ValueError(f"{REGISTRY}: paper(s) {unnamed} used by a table but missing under 'papers'")
-    return specs
 
 
 # --------------------------------------------------------------------------- classification
@@ -479,6 +229,34 @@ def _evidence_links(spec: TableSpec, explanation: Explanation | None) -> str:
     return " ".join(links)
 
 
+def _split(text: str) -> list[str]:
+    return [t.strip() for t in str(text).split(";")] if str(text).strip() else []
+
+
+def _threshold_fields(spec: TableSpec, item: str, values: Mapping[str, str], used: set[str]) -> dict[str, str]:
+    """The threshold columns of a claims row, checked against the registry's ``thresholds``."""
+    why = spec.threshold(item)
+    given = {c: str(values.get(c, "")).strip() for c in _THRESHOLD_COLUMNS}
+    if why is None:
+        if given["threshold"]:
+            raise ValueError(f"{spec.csv}, row {item!r}: a threshold is recorded ({given['threshold']!r}) but not "
+                             "registered: name the row under 'thresholds' in the chapter's registry, with why it is ours")
+        return {}
+    used.update(p for p in spec.thresholds if matches(item, p))
+    if not all(given.values()):
+        raise ValueError(
+            f"{spec.csv}, row {item!r}: its verdict rests on a threshold of ours ({why}) registered without the "
+            f"range of thresholds over which it stands: build the table with lib.report.claims_table and give the "
+            f"claim its lib.report.Threshold (columns {list(_THRESHOLD_COLUMNS)})")
+    lists = [_split(given[c]) for c in _THRESHOLD_COLUMNS]
+    if len({len(x) for x in lists}) != 1:
+        raise ValueError(f"{spec.csv}, row {item!r}: the threshold columns list different numbers of thresholds")
+    for low, value, high in zip(lists[2], lists[1], lists[3]):
+        if not float(low) <= float(value) <= float(high):
+            raise ValueError(f"{spec.csv}, row {item!r}: our threshold {value} lies outside its range [{low}, {high}]")
+    return given
+
+
 def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     """One registered table in the report's long form (one row per published number).
 
@@ -486,8 +264,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     did not publish that number. The ``evidence`` column names the labelled cells the verdict
     rests on (``tolerance:<label>``, ``cause:<label>``).
     """
-    root = Path(root) if root is not None else _repo_root()
-    frame = _read_csv(root, spec.csv, f"registered table (shown in {spec.shown_in})")
+    root = Path(root) if root is not None else repo_root()
+    frame = read_table(root, spec.csv, f"registered table (shown in {spec.shown_in})")
     if spec.index_column:
         frame = frame.rename(columns={frame.columns[0]: spec.key[0]})
     needed = list(spec.key) + [spec.paper_column, spec.ours_column]
@@ -509,16 +287,18 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             status, pattern, why = apart
             used.add(pattern)
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                                difference="", tolerance="", status=status, note=why, evidence="", cause=""))
+                                difference="", tolerance="", status=status, note=why, evidence="", cause="",
+                                where=values.get("where", "")))
             continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
                 continue
-            holds = _truthy(row[spec.holds_column])
+            holds = truthy(row[spec.holds_column])
             status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
                       else ("consistent" if holds else "not reproduced"))  # nor can a guessed set-up or another model
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
-                                difference="", tolerance="", status=status, note=note, evidence="", cause=""))
+                                difference="", tolerance="", status=status, note=note, evidence="", cause="",
+                                where=values.get("where", ""), **_threshold_fields(spec, item, values, used)))
             continue
         paper_text = row[spec.paper_column].strip()
         if paper_text == "":
@@ -531,7 +311,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         if explanation is not None and explanation.recovered is not None:
             recovered = _float(explanation.recovered.lookup(root, values, cache))
         if explanation is not None and explanation.erratum is not None:
-            erratum = _truthy(explanation.erratum.lookup(root, values, cache))
+            erratum = truthy(explanation.erratum.lookup(root, values, cache))
         status = classify(paper, ours, tol, setup=spec.setup, recovered=recovered, erratum=erratum)
         notes = [note] if note else []
         if status == "explained deviation" and explanation is not None:
@@ -544,25 +324,29 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
             if hypothesis:
                 notes.append(f"hypothesis, untested: {hypothesis}")
         records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
-                            tolerance=tol, status=status, note="; ".join(notes),
+                            tolerance=tol, status=status, note="\n".join(notes),
                             evidence=_evidence_links(spec, explanation if status == "explained deviation" else None),
                             cause=explanation.cause if status == "explained deviation" and explanation else ""))
-    unused = [p for p in [*spec.derivation, *spec.errata] if p not in used]
+    unused = [p for p in [*spec.derivation, *spec.errata, *spec.thresholds] if p not in used]
     if unused:
-        raise ValueError(f"{spec.csv}: derivation check or erratum pattern(s) {unused} match no row")
+        raise ValueError(f"{spec.csv}: derivation check, erratum or threshold pattern(s) {unused} match no row")
     if not records:
         raise ValueError(f"{spec.csv}: no published number found (every paper value is empty)")
     out = pd.DataFrame.from_records(records)
-    # the claim each row tests (see claims()): a numeric table is one claim; a claims table's rows
-    # testing one sentence are one claim, unless the registry says each row is its own
+    # the claim each row tests (see claims()): a numeric table is one claim; in a claims table, every
+    # row quoting one sentence tests one claim, in this table and in any other
     if spec.kind == "numeric":
         out["claim"] = spec.table
-    elif spec.claims_by == "row":
-        out["claim"] = out["item"].astype(str)
+        out["where"] = spec.table.split(":")[0].strip()
+        out["nature"] = "empirical"
     else:
-        out["claim"] = out["paper value"].astype(str)
+        out["claim"] = out["paper value"].astype(str).str.strip()
+        out["nature"] = [spec.nature(i) for i in out["item"]]
     out["setup"] = spec.setup
     out["setup note"] = spec.setup_note.strip() if spec.setup != "identified" else ""
+    out["reason"] = spec.reason
+    for column in _THRESHOLD_COLUMNS:
+        out[column] = out[column].fillna("") if column in out else ""
     out.insert(0, "table", spec.table)
     out.insert(0, "paper", spec.paper)
     return out[REPORT_COLUMNS]
@@ -598,48 +382,155 @@ def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Dat
     return counts.astype(int)
 
 
-def claims(report: pd.DataFrame) -> pd.DataFrame:
-    """The report at the level of claims: one row per claim, with the worst status of its rows.
+# --------------------------------------------------------------------------- claims
+def _outcome(statuses: Sequence[str], setups: Sequence[str]) -> str:
+    """:data:`CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their tables' set-ups)."""
+    rows = [(s, u) for s, u in zip(statuses, setups) if s not in APART]
+    own = [s for s, u in rows if u == "identified"]
+    decisive = own or [s for s, _ in rows]
+    if any(s in _DISAGREE for s in decisive) or not decisive:
+        return FAILS if own else UNTESTED
+    return HOLDS
 
-    A claim is one sentence of a paper (the ``paper value`` of a claims table: every row testing
-    the same sentence is one claim; with ``claims_by: row`` in the registry each row is its own
-    claim) or one published table (all its numbers are one claim: the table's message, which a
-    sentence of the paper relies on); :func:`table_rows` writes it in the ``claim`` column. A claim takes the worst status of
-    its rows (contradicted, not reproduced, explained deviation, consistent, reproduced): it holds
-    only where all its numbers do. Derivation checks and errata are not claims and are left out. Columns:
-    ``paper``, ``table``, ``claim``, ``setup`` (identified, guessed, model-differs), ``status``,
-    ``numbers`` (how many rows test it) and ``agree`` (how many of them are reproduced or consistent).
+
+_FLIP = {"reproduced": "contradicted", "contradicted": "reproduced",
+         "consistent": "not reproduced", "not reproduced": "consistent"}
+
+
+def _floats(text: str) -> list[float]:
+    return [float(t) for t in _split(text)]
+
+
+def _claim_thresholds(group: pd.DataFrame) -> list[dict[str, Any]]:
+    """For each threshold of ours deciding a claim: our value and the range over which the claim's
+    outcome stands (each row's verdict flips where its own range ends)."""
+    found: dict[str, list[tuple[int, float, float, float]]] = {}
+    for index, row in group.iterrows():
+        for name, value, low, high in zip(_split(row["threshold"]), _floats(row["threshold value"]),
+                                          _floats(row["stands from"]), _floats(row["stands to"])):
+            found.setdefault(name, []).append((index, value, low, high))
+    out = []
+    for name, entries in found.items():
+        values = {v for _, v, _, _ in entries}
+        if len(values) != 1:
+            raise ValueError(f"claim {group['claim'].iloc[0][:60]!r}: threshold {name!r} at several values {sorted(values)}")
+        t0 = values.pop()
+
+        def outcome_at(t: float, entries: list[tuple[int, float, float, float]] = entries) -> str:
+            statuses = group["status"].copy()
+            for index, _, low, high in entries:
+                if not low <= t <= high:
+                    statuses[index] = _FLIP[statuses[index]]
+            return _outcome(list(statuses), list(group["setup"]))
+
+        base = outcome_at(t0)
+        ends = sorted({b for _, _, lo, hi in entries for b in (lo, hi) if math.isfinite(b)})
+
+        def beyond(edge: float, sign: int) -> float:
+            nxt = [b for b in ends if (b - edge) * sign > 0]
+            if nxt:
+                return (edge + (min(nxt) if sign > 0 else max(nxt))) / 2
+            return edge + sign * max(1.0, abs(edge))
+
+        high = next((b for b in ends if b > t0 and outcome_at(beyond(b, +1)) != base), math.inf)
+        low = next((b for b in reversed(ends) if b < t0 and outcome_at(beyond(b, -1)) != base), -math.inf)
+        rows_flip = any(lo > t0 / 2 or hi < 2 * t0 for _, _, lo, hi in entries)
+        out.append(dict(threshold=name, value=t0, low=low, high=high, flips_within_2=bool(low > t0 / 2 or high < 2 * t0),
+                        a_row_flips_within_2=bool(rows_flip)))
+    return out
+
+
+def claims(report: pd.DataFrame) -> pd.DataFrame:
+    """The report at the level of claims: one row per claim, its outcome and its evidence counted.
+
+    A claim is one sentence of a paper (the quoted ``paper value`` of claims-table rows: every row
+    quoting it, in any table, is its evidence) or one published table (its numbers); :func:`table_rows`
+    writes it in the ``claim`` column. Its outcome follows :data:`CLAIM_RULE`. Derivation checks and
+    errata are not evidence and are left out. Columns: ``paper``, ``claim``, ``where``, ``nature``
+    (:data:`NATURES`), ``outcome`` (:data:`OUTCOMES`), ``reasons`` (why it could not be tested, from
+    its tables' ``reason``), ``tables``, ``numbers`` (rows or numbers of evidence), ``agree``
+    (reproduced or consistent), ``explained`` and ``thresholds`` (a list: for each threshold of ours
+    that decides it, our ``value``, the range ``low``-``high`` over which the outcome stands, and
+    ``flips_within_2``; ``a_row_flips_within_2`` when the verdict of one of its rows does).
     """
     rows = report[~report["status"].isin(APART)]
-    frame = rows.assign(rank=rows["status"].map(_SEVERITY.index),
-                        agree=rows["status"].isin(("reproduced", "consistent")))
-    grouped = frame.groupby(["paper", "table", "claim", "setup"], sort=False)
-    out = grouped.agg(rank=("rank", "min"), numbers=("status", "size"), agree=("agree", "sum")).reset_index()
-    out["status"] = [_SEVERITY[int(r)] for r in out["rank"]]
-    return out[["paper", "table", "claim", "setup", "status", "numbers", "agree"]].astype(
-        {"numbers": int, "agree": int})
+    records = []
+    for (paper, claim), group in rows.groupby(["paper", "claim"], sort=False):
+        natures = set(group["nature"])
+        if len(natures) != 1:
+            raise ValueError(f"{paper}: claim {claim[:60]!r} is registered both mathematical and empirical")
+        outcome = _outcome(list(group["status"]), list(group["setup"]))
+        against = group[group["status"].isin(_DISAGREE) | ~group["status"].isin(_AGREE)]
+        reasons = list(dict.fromkeys(r for r in against["reason"] if r)) if outcome == UNTESTED else []
+        records.append(dict(
+            paper=paper, claim=claim, where=" / ".join(dict.fromkeys(w for w in group["where"] if w)),
+            nature=natures.pop(), outcome=outcome, reasons="; ".join(reasons),
+            tables=int(group["table"].nunique()), numbers=int(len(group)),
+            agree=int(group["status"].isin(_AGREE).sum()),
+            explained=int((group["status"] == "explained deviation").sum()),
+            thresholds=_claim_thresholds(group) if (group["threshold"] != "").any() else []))
+    columns = ["paper", "claim", "where", "nature", "outcome", "reasons", "tables", "numbers", "agree",
+               "explained", "thresholds"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def evidence(report: pd.DataFrame) -> pd.DataFrame:
+    """The tables under each claim, with their own counts: one row per (paper, claim, table)."""
+    rows = report[~report["status"].isin(APART)]
+    grouped = rows.assign(agree=rows["status"].isin(_AGREE), explained=rows["status"] == "explained deviation")
+    out = (grouped.groupby(["paper", "claim", "table", "setup"], sort=False)
+           .agg(numbers=("status", "size"), agree=("agree", "sum"), explained=("explained", "sum")).reset_index())
+    return out.astype({"numbers": int, "agree": int, "explained": int})
 
 
 def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Claim-level counts of each status per paper (see :func:`claims`), and a total row.
+    """Claims per paper and nature: how many were tested, hold, fail, could not be tested here.
 
-    The last column, ``not the paper's set-up``, counts the claims tested on a set-up we chose
-    (``guessed``) or with another model (``model-differs``): what could not be tested here as the
-    paper did it, and so can be at most consistent, never reproduced or contradicted.
+    One row per paper with empirical claims, one more per paper with mathematical claims (counted
+    apart), and a total row for each nature (``paper`` = ``all papers``).
     """
     table = claims(report)
-    counts = (
-        pd.crosstab(table["paper"], pd.Categorical(table["status"], categories=STATUSES), dropna=False)
-        .reindex(columns=list(STATUSES), fill_value=0)
-        .rename_axis(index="paper", columns=None)
-    )
-    order = [p for p in (papers or dict.fromkeys(table["paper"])) if p in counts.index]
-    counts = counts.reindex(order)
-    counts["claims"] = counts[list(STATUSES)].sum(axis=1)
-    other = table[table["setup"] != "identified"].groupby("paper").size()
-    counts["not the paper's set-up"] = other.reindex(counts.index, fill_value=0)
-    counts.loc["all papers"] = counts.sum(axis=0)
-    return counts.astype(int)
+    order = [p for p in (papers or dict.fromkeys(table["paper"])) if p in set(table["paper"])]
+    records = []
+    for nature in NATURES:
+        sub = table[table["nature"] == nature]
+        for paper in [*order, "all papers"]:
+            mine = sub if paper == "all papers" else sub[sub["paper"] == paper]
+            if mine.empty:
+                continue
+            counts = mine["outcome"].value_counts()
+            records.append(dict(paper=paper, nature=nature, claims=len(mine),
+                                **{o: int(counts.get(o, 0)) for o in OUTCOMES}))
+    return pd.DataFrame.from_records(records, columns=["paper", "nature", "claims", *OUTCOMES])
+
+
+def glance(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
+    """:func:`claim_summary` with a one-line ``why`` per row: what fails (where in the paper, with the
+    share of its numbers that agree) and why the rest could not be tested (the reasons' short names)."""
+    table = claims(report)
+    out = claim_summary(report, papers)
+    whys = []
+    for paper, nature in zip(out["paper"], out["nature"]):
+        mine = table[table["nature"] == nature]
+        mine = mine if paper == "all papers" else mine[mine["paper"] == paper]
+        parts = []
+        failed = mine[mine["outcome"] == FAILS]
+        if paper == "all papers":  # the rows above say what fails; the total says why the rest was untested
+            reasons = pd.Series([r for rs in mine.loc[mine["outcome"] == UNTESTED, "reasons"] for r in _split(rs)])
+            whys.append("; ".join(f"{r} ({n})" for r, n in reasons.value_counts().items()) or "—")
+            continue
+        if len(failed):
+            labels = [w or (c if len(c) <= 40 else c[:39] + "…") for w, c in zip(failed["where"], failed["claim"])]
+            labels = [f"{w} ({a}/{n})" if n > 1 else w for w, a, n in zip(labels, failed["agree"], failed["numbers"])]
+            parts.append("fails: " + ", ".join(f"{w} ×{labels.count(w)}" if labels.count(w) > 1 else w
+                                               for w in dict.fromkeys(labels)))
+        untested = [r for rs in mine.loc[mine["outcome"] == UNTESTED, "reasons"] for r in _split(rs)]
+        if untested:
+            parts.append("untested: " + ", ".join(dict.fromkeys(untested)))
+        if not parts:
+            parts.append("every claim holds" if len(mine) > 1 else "the claim holds")
+        whys.append("; ".join(parts))
+    return out.assign(why=whys)
 
 
 def causes(report: pd.DataFrame) -> pd.DataFrame:
@@ -650,8 +541,8 @@ def causes(report: pd.DataFrame) -> pd.DataFrame:
     paper's** (the ``setup_note`` of a guessed or model-differs table: why those claims could not
     be tested as the paper did). Rows naming the same cause, in one table or several, are one
     cause: one cause behind 56 numbers is one finding, not 56. Columns: ``kind``, ``cause``,
-    ``papers``, ``tables``, ``claims`` (distinct claims with at least one such row) and
-    ``numbers``; the largest first.
+    ``reason``, ``cells`` (the labelled cells demonstrating it), ``papers``, ``tables``, ``claims``
+    (distinct claims with at least one such row) and ``numbers``; the largest first.
     """
     rows = report[~report["status"].isin(APART)]
     parts = [
@@ -661,52 +552,17 @@ def causes(report: pd.DataFrame) -> pd.DataFrame:
     records = []
     for kind, frame, column in parts:
         for cause, group in frame.groupby(column, sort=False):
+            cells = dict.fromkeys(t.split(":", 1)[1] for e in group["evidence"] for t in str(e).split() if t.startswith("cause:"))
             records.append(dict(
-                kind=kind, cause=str(cause), papers=int(group["paper"].nunique()),
-                tables=int(group["table"].nunique()),
-                claims=int(group[["paper", "table", "claim"]].drop_duplicates().shape[0]),
-                numbers=int(len(group))))
-    out = pd.DataFrame.from_records(records, columns=["kind", "cause", "papers", "tables", "claims", "numbers"])
+                kind=kind, cause=str(cause), reason=str(group["reason"].iloc[0]) if kind != parts[0][0] else "",
+                cells=" ".join(cells),
+                papers=int(group["paper"].nunique()), tables=int(group["table"].nunique()),
+                claims=int(group[["paper", "claim"]].drop_duplicates().shape[0]), numbers=int(len(group))))
+    columns = ["kind", "cause", "reason", "cells", "papers", "tables", "claims", "numbers"]
+    out = pd.DataFrame.from_records(records, columns=columns)
     order = {kind: i for i, (kind, _, _) in enumerate(parts)}
     out = out.assign(_k=out["kind"].map(order)).sort_values(["_k", "claims", "numbers", "cause"],
                                                             ascending=[True, False, False, True], kind="stable")
     return out.drop(columns="_k").reset_index(drop=True)
 
 
-# --------------------------------------------------------------------------- evidence checks
-def notebook_labels(root: str | Path | None = None) -> dict[str, str]:
-    """Every MyST target ``(label)=`` in a markdown cell of a notebook: label -> notebook."""
-    root = Path(root) if root is not None else _repo_root()
-    found: dict[str, str] = {}
-    for path in sorted((root / "notebooks").glob("*/*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        for cell in cells:
-            if cell["cell_type"] == "markdown":
-                for label in _LABEL.findall("".join(cell["source"])):
-                    found[label] = path.relative_to(root).with_suffix("").as_posix()
-    return found
-
-
-def check_evidence(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> list[str]:
-    """Problems with the evidence behind the verdicts (an empty list when every verdict has it).
-
-    Every ``shown_in`` notebook exists; every cell a tolerance or an explanation names is a
-    labelled markdown cell of a notebook; a measured tolerance's CSV is not the compared table
-    itself; every registered CSV exists.
-    """
-    root = Path(root) if root is not None else _repo_root()
-    specs = load_registry(root=root) if specs is None else specs
-    labels = notebook_labels(root)
-    problems = []
-    for spec in specs:
-        if not (root / f"{spec.shown_in}.ipynb").is_file():
-            problems.append(f"{spec.csv}: shown_in {spec.shown_in} is not a notebook")
-        if not (root / "data" / "derived" / spec.csv).is_file():
-            problems.append(f"{spec.csv}: the table does not exist in data/derived/")
-        for cell in spec.cells():
-            if cell not in labels:
-                problems.append(f"{spec.csv}: cell label {cell!r} is not a MyST target in any notebook")
-        tol = spec.tolerance
-        if tol is not None and tol.source is not None and tol.source.csv == spec.csv:
-            problems.append(f"{spec.csv}: the tolerance must come from the cell that measured a spread, not the table")
-    return problems

@@ -9,15 +9,15 @@ Amoukou & Brunel, *Important variables are game-changers* (book chapter 3):
 
   the probability that the decision stays the same when only ``x_S`` is known and the
   other features follow their conditional distribution given ``X_S = x_S``.
-* Definition 3.2, eq. 3.1 — the swing game ``v(S) = 1{SDP_S >= pi}``; its Shapley values
-  (eq. 2.2 with ``v`` in place of ``f_S``) are the *Swing Shapley values*.
+* Definition 3.2, Eq. (A3.1) — the swing game ``v(S) = 1{SDP_S >= pi}``; its Shapley values
+  (Eq. (A2.2) with ``v`` in place of ``f_S``) are the *Swing Shapley values*.
 * §3.1 — a coalition ``S`` not containing ``i`` is a *swing* for ``i`` if ``S`` is
   losing and ``S ∪ {i}`` winning, a *reverse swing* if ``S`` is winning and
   ``S ∪ {i}`` losing.  Each Swing Shapley value is therefore the Shapley-weighted
   number of swings minus the Shapley-weighted number of reverse swings (the paper's
   Figure 1, right, "additive decomposition of the Swing-SV").
 
-* §2.1, eq. 2.1 — the ordinary (observational) value function the paper criticises,
+* §2.1, Eq. (A2.1) — the ordinary (observational) value function the paper criticises,
   ``v(S) = f_S(x_S) = E[f(X) | X_S = x_S]`` (:func:`conditional_game`), and beside it the
   interventional (marginal) one ``v(S) = E_{X_{-S} ~ P(X_{-S})}[f(x_S, X_{-S})]``
   (:func:`marginal_game`); their Shapley values (:func:`ordinary_shapley`,
@@ -153,7 +153,7 @@ def conditional_game(
         (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
     With ``g = f`` this is the observational (conditional) value function of the
-    paper's eq. 2.1, ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
+    paper's Eq. (A2.1), ``f_S(x_S) = E[f(X) | X_S = x_S]``; with ``g`` the indicator of
     "same decision as at ``x``" it is the SDP of Definition 3.1.
 
     Parameters
@@ -192,12 +192,33 @@ def _conditional_game(g: np.typing.ArrayLike, p: np.ndarray, sx: np.ndarray, d: 
     comp = full ^ ys  # the complement of each coalition S = ys
     den_s = den[:, comp]
     if np.any(den_s <= 0):
-        n_bad = int((den_s <= 0).sum())
-        raise ValueError(
-            f"{n_bad} (instance, coalition) pairs have P(X_S = x_S) = 0: the conditional "
-            "distribution given them is undefined"
-        )
+        raise _unseen_error(den_s <= 0, d)
     return num[:, comp] / den_s
+
+
+def _members(mask: int, d: int) -> list[int]:
+    return [i for i in range(d) if (int(mask) >> i) & 1]
+
+
+def _coalitions(bad: np.ndarray, smallest: int, d: int) -> str:
+    """``"3 coalitions, the smallest the features [0, 2]"`` (or one coalition, named)."""
+    if len(bad) == 1:
+        return f"the coalition of the features {_members(smallest, d)}"
+    return f"{len(bad)} coalitions, the smallest the features {_members(smallest, d)}"
+
+
+def _unseen_error(zero: np.ndarray, d: int) -> ValueError:
+    """``zero[k, S]``: ``P(X_S = x_S) = 0`` for row ``k`` of ``x`` and coalition ``S``."""
+    rows = np.flatnonzero(zero.any(axis=1))
+    k = int(rows[0])
+    bad = np.flatnonzero(zero[k])
+    smallest = int(bad[np.argmin([bin(int(S)).count("1") for S in bad])])
+    others = f" (and rows {rows[1:6].tolist()}{' …' if len(rows) > 6 else ''})" if len(rows) > 1 else ""
+    return ValueError(
+        f"row {k} of x{others}: P(X_S = x_S) = 0 for {_coalitions(bad, smallest, d)}: this instance's values there never occur under p, so the conditional "
+        "distribution given them is undefined. Smooth p (give every state a little probability, e.g. "
+        "(counts + 1) / (n + 2**d) for an empirical p), or explain rows that occur under p"
+    )
 
 
 def same_decision_probability(
@@ -292,14 +313,26 @@ def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
-    sh.game_size(s.shape[-1])
+    d = sh.game_size(s.shape[-1])
+    if np.isnan(s).any():
+        flat = s.reshape(-1, s.shape[-1])
+        k = int(np.flatnonzero(np.isnan(flat).any(axis=1))[0])
+        bad = np.flatnonzero(np.isnan(flat[k]))
+        smallest = int(bad[np.argmin([bin(int(S)).count("1") for S in bad])])
+        where = f"row {k}" if s.ndim > 1 else "the instance"
+        raise ValueError(
+            f"the SDP of {where} is undefined (NaN) for {_coalitions(bad, smallest, d)}: no row of the data matches the instance on them "
+            "(lib.sdp_estimation.empirical_sdp returns NaN there rather than a number). Remedy: more rows "
+            "of data, an estimator that pools coarser cells (lib.sdp_estimation.forest_sdp), or explain "
+            "rows whose values occur in the data"
+        )
     if not np.all(np.isfinite(s)) or np.any(s < 0) or np.any(s > 1):
         raise ValueError("SDPs must be probabilities in [0, 1]")
     return s
 
 
 def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
-    """The swing game of eq. 3.1: ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
+    """The swing game of Eq. (A3.1): ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
 
     Book: :ref:`eq-sdp-swing-game`
         (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
@@ -313,7 +346,7 @@ def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
 def swing_shapley(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
     """Swing Shapley values (Definition 3.2): the Shapley values of the swing game, ``(..., d)``.
 
-    Computed by :func:`lib.shapley.shapley_from_game` (the paper's eq. 2.2 with
+    Computed by :func:`lib.shapley.shapley_from_game` (the paper's Eq. (A2.2) with
     ``v_{SDP,pi}`` in place of ``f_S``).  By efficiency they sum to ``v(N) - v(∅)``,
     i.e. to ``1 - 1{SDP_∅ >= pi}`` since ``SDP_N = 1``.
     """
@@ -437,7 +470,7 @@ def marginal_game(
     ``eq-found-interventional``, here with the exact distribution ``p`` in place of a
     background sample; with ``p`` the empirical distribution of background rows it is
     exactly :func:`lib.shapley.interventional_game` on those rows).  Compare
-    :func:`conditional_game`, the observational game of Amoukou & Brunel's eq. 2.1.
+    :func:`conditional_game`, the observational game of Amoukou & Brunel's Eq. (A2.1).
 
     All ``2**d`` hybrid states ``(x_S, z_{-S})`` of all ``2**d`` coalitions are indexed at
     once (``4**d`` table look-ups per instance, in blocks of bounded memory).
@@ -489,12 +522,12 @@ def ordinary_shapley(
 ) -> sh.ShapleyResult:
     """Exact ordinary Shapley values of ``g`` at ``x`` under the distribution ``p``.
 
-    ``game="observational"``: the game of Amoukou & Brunel's eq. 2.1,
+    ``game="observational"``: the game of Amoukou & Brunel's Eq. (A2.1),
     ``E[g(X) | X_S = x_S]`` (:func:`conditional_game`); ``game="interventional"``:
     ``E_{X_{-S} ~ P(X_{-S})}[g(x_S, X_{-S})]`` (:func:`marginal_game`).  The values are
-    the Shapley values of that game (the paper's eq. 2.2 with ``C = {i}``), computed by
+    the Shapley values of that game (the paper's Eq. (A2.2) with ``C = {i}``), computed by
     :func:`lib.shapley.shapley_from_game`; ``base_values`` is ``v(∅) = E[g(X)]`` and
-    ``outputs`` is ``v(N) = g(x)``, so efficiency (eq. 2.3) reads
+    ``outputs`` is ``v(N) = g(x)``, so efficiency (Eq. (A2.3)) reads
     ``values.sum(axis=1) == outputs - base_values``.
     """
     if game == "observational":

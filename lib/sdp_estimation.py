@@ -47,11 +47,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lib.bayesnet import state_index
-from lib.sdp import subset_sums
-from lib.shapley import bitmask_rows
+from typing import Any
 
-__all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp"]
+import pandas as pd
+
+from lib.bayesnet import state_index
+from lib.models import model_and_output_names
+from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
+from lib.shapley import ShapleyResult, bitmask_rows
+
+__all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp",
+           "swing_explanation"]
 
 
 @dataclass(frozen=True)
@@ -311,3 +317,71 @@ def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typi
             factor = np.where(in_s, follows.astype(float), cover[child] / cover[node])
             stack.append((child, weight * factor))
     return out
+
+
+def _decisions(f: Any, rows: Any, column: int | None, threshold: float, what: str) -> np.ndarray:
+    """``C(z) = 1{p(z) >= T}`` for the rows, ``p`` the model's probability of the explained class."""
+    out = np.asarray(f(rows), dtype=float)
+    p = out if out.ndim == 1 else out[:, 1 if column is None else column]
+    if p.shape != (len(rows),) or not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+        raise ValueError(f"the model must give a probability in [0, 1] to each of the {len(rows)} rows of {what}")
+    return (p >= threshold).astype(int)
+
+
+def swing_explanation(
+    model: Any,
+    X: Any,
+    data: Any,
+    *,
+    pi: float = 0.9,
+    threshold: float = 0.5,
+    positive: Any = None,
+    estimator: str = "empirical",
+    forest: object | None = None,
+    min_count: int = 1,
+) -> ShapleyResult:
+    """Swing Shapley values of a classifier's decisions, the SDP estimated from a sample ``data``.
+
+    Book: :ref:`eq-sdp-swing-game`
+        (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb);
+        :ref:`eq-sdp-est-empirical`, :ref:`eq-sdp-est-forest`
+        (notebooks/03-same-decision-probability/04-estimated-sdp.ipynb).
+
+    Amoukou & Brunel, Definitions 3.1-3.2, for any model of ``d`` 0/1 features: the decision
+    ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``positive``
+    (default the second class of a classifier; a callable returns ``(r,)`` probabilities or
+    ``(r, K)``, column 1 by default), on the rows of ``data`` and of ``X``; the SDP of every
+    coalition by :func:`empirical_sdp` (``estimator="empirical"``) or :func:`forest_sdp`
+    (``"forest"``, with ``forest``), ``SDP_N = 1`` (Definition 3.1: nothing left to draw); then
+    :func:`lib.sdp.swing_shapley` at level ``pi``.
+
+    Returns a :class:`lib.shapley.ShapleyResult`: ``values`` ``(n, d)``, ``base_values`` the
+    swing game's ``v(∅) = 1{SDP_∅ >= pi}``, ``outputs`` ``v(N) = 1`` (efficiency holds).  A
+    coalition no row of ``data`` matches (undefined SDP) raises a ``ValueError`` naming the row
+    of ``X`` and the remedy.
+    """
+    pi = check_pi(pi)
+    if estimator not in ("empirical", "forest"):
+        raise ValueError(f"estimator must be 'empirical' or 'forest', got {estimator!r}")
+    if (estimator == "forest") != (forest is not None):
+        raise ValueError("estimator='forest' needs forest= (a fitted scikit-learn tree ensemble), and only it")
+    f, classes = model_and_output_names(model, None)
+    column = None
+    if positive is not None:
+        if classes is None or str(positive) not in classes:
+            raise ValueError(f"positive class {positive!r} is not one of the model's classes {classes}")
+        column = classes.index(str(positive))
+    c_data = _decisions(f, data, column, threshold, "data")
+    c_x = _decisions(f, X, column, threshold, "X")
+    if estimator == "empirical":
+        est = empirical_sdp(data, c_data, X, c_x, min_count=min_count)
+    else:
+        est = forest_sdp(forest, data, c_data, X, c_x, min_count=min_count)
+    sdp = est.sdp.copy()
+    sdp[:, -1] = 1.0
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    game = swing_game(np.nan_to_num(sdp, nan=0.0), pi)
+    return ShapleyResult(
+        values=swing_shapley(sdp, pi), base_values=game[:, 0], outputs=game[:, -1],
+        data=X, feature_names=names, output_names=[f"SDP >= {pi:g}"], method=f"swing-shapley-{estimator}",
+    )

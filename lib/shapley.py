@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -62,6 +62,7 @@ from lib.games import (
     interventional_game,
     mix_rows,
 )
+from lib.models import model_and_output_names
 from lib.validation import as_rows, check_enumerable, check_inputs
 
 __all__ = [
@@ -76,7 +77,9 @@ __all__ = [
     "exact_shapley",
     "game_size",
     "interventional_game",
+    "SAMPLING_METHODS",
     "sample_shapley",
+    "sampling_rows",
     "shapley_from_game",
     "shapley_weights",
 ]
@@ -257,6 +260,19 @@ class ShapleyResult:
             output_names=(self.output_names if output is None else None),
         )
 
+    def __post_init__(self) -> None:
+        """Refuse names that do not fit the values: ``d`` feature names, one name per output."""
+        shape = np.shape(self.values)
+        if self.feature_names is not None and len(shape) >= 2 and len(self.feature_names) != shape[1]:
+            raise ValueError(f"{len(self.feature_names)} feature names for {shape[1]} features")
+        if self.output_names is not None and len(shape) >= 2:
+            k = shape[2] if len(shape) == 3 else 1
+            if len(self.output_names) != k:
+                raise ValueError(
+                    f"{len(self.output_names)} output names for {k} outputs ({list(self.output_names)}): "
+                    "give one name per output (per column of the model's output)"
+                )
+
 
 def _feature_names(X: ArrayOrFrame, feature_names: Sequence[str] | None) -> list[str] | None:
     if feature_names is not None:
@@ -322,6 +338,7 @@ def exact_shapley(
     ShapleyResult
         ``values`` of shape ``(n, d)`` or ``(n, d, k)``.
     """
+    f, output_names = model_and_output_names(f, output_names)  # a fitted classifier or a callable
     X, background = check_enumerable(X, background, allow_nan, max_features, max_rows_per_call)
     if exact_path(X, background) == "fast":
         from lib import _shapley_fast  # numba: imported on the first call that needs it
@@ -364,13 +381,13 @@ def adjust_efficiency(
     With ``err = total - sum_i phi_i`` (``total = f(x) - f_0``), each estimate moves by
     ``w_i * err`` where ``w_i = v_i / (1 + sum_j v_j)`` and
     ``v_i = var_i / (eps * max_j var_j)``: Shapley-composition paper, Appendix E,
-    eq. 18-19 (there written with ⊕ and ⊙ in the simplex; here in R), the same
+    Eq. (C18)-(C19) (there written with ⊕ and ⊙ in the simplex; here in R), the same
     Sherman-Morrison ridge correction as shap's ``SamplingExplainer``.  Afterwards
     ``|total - sum_i phi_i| = |err| / (1 + sum_j v_j) <= eps * |err|``.
 
     ``var_i`` is the variance *of the estimate* of ``phi_i`` (as in shap).  When all
     variances are zero the error is spread equally (``w_i = 1/d``).  With several
-    outputs each output is adjusted with its own variances; eq. 18 instead uses one
+    outputs each output is adjusted with its own variances; Eq. (C18) instead uses one
     weight per feature from the *trace* of its covariance — pass that trace repeated
     across outputs to get it (``lib.compositions`` does).
 
@@ -442,17 +459,17 @@ def _one_sample_each(
 
 @dataclass(frozen=True)
 class SamplingOptions:
-    """How :func:`sample_shapley` spends its budget of ``max_samples`` draws per explained row.
+    """How Štrumbelj & Kononenko's sampler spends ``n_samples`` draws per explained row.
 
-    The options :func:`sample_shapley` and
-    :func:`lib.compositions.sample_shapley_compositions` share (see :func:`sample_shapley`
-    for what each means): ``allocation`` ``"uniform"`` (Štrumbelj & Kononenko's
-    Algorithm 1 with equal shares) or ``"variance"`` (their Algorithm 2: ``min_samples``
-    each, then the greedy rule of :func:`_greedy_picks`, ``batch_size`` at a time, with
-    the book's ``prior_samples`` shrinkage).
+    The options of :func:`sample_shapley` with ``method="uniform"`` or ``"variance"`` (and so of
+    :func:`lib.compositions.sample_shapley_compositions`; see :func:`sample_shapley` for what each
+    means): ``allocation`` ``"uniform"`` (their Algorithm 1 with equal shares) or ``"variance"``
+    (their Algorithm 2: ``min_samples`` each, then the greedy rule of :func:`_greedy_picks`,
+    ``batch_size`` at a time, with the book's ``prior_samples`` shrinkage).  A draw costs two model
+    rows: :func:`sampling_rows` converts draws to the budget in model rows.
     """
 
-    max_samples: int
+    n_samples: int
     allocation: Literal["variance", "uniform"] = "variance"
     min_samples: int = 2
     batch_size: int = 1
@@ -465,17 +482,17 @@ class SamplingOptions:
         if not (np.isfinite(self.prior_samples) and self.prior_samples >= 0):
             raise ValueError(f"prior_samples must be a finite number >= 0, got {self.prior_samples}")
         if self.allocation == "uniform":
-            if self.max_samples < d:
-                raise ValueError(f"max_samples={self.max_samples} is less than one sample per feature (d={d})")
-            counts = np.full(d, self.max_samples // d)
-            counts[: self.max_samples % d] += 1
+            if self.n_samples < d:
+                raise ValueError(f"n_samples={self.n_samples} is less than one sample per feature (d={d})")
+            counts = np.full(d, self.n_samples // d)
+            counts[: self.n_samples % d] += 1
             return counts
         if self.allocation == "variance":
             if self.min_samples < 2:
                 raise ValueError("min_samples must be >= 2 so that every feature has a variance estimate")
-            if self.max_samples < d * self.min_samples:
+            if self.n_samples < d * self.min_samples:
                 raise ValueError(
-                    f"max_samples={self.max_samples} is less than min_samples * d = {self.min_samples} * {d}"
+                    f"n_samples={self.n_samples} is less than min_samples * d = {self.min_samples} * {d}"
                 )
             return np.full(d, self.min_samples)
         raise ValueError(f"allocation must be 'variance' or 'uniform', got {self.allocation!r}")
@@ -484,7 +501,7 @@ class SamplingOptions:
         """The draws per explained row left for the greedy phase (Algorithm 2) after the first."""
         if self.allocation != "variance":
             return 0
-        return self.max_samples - int(self.first_counts(d).sum())
+        return self.n_samples - int(self.first_counts(d).sum())
 
 
 @dataclass
@@ -548,75 +565,173 @@ def _greedy_picks(moments: _RunningMoments, n: int, d: int, batch: int, prior_sa
     return picks
 
 
+#: The sampled estimators of :func:`sample_shapley`: the book's default first.
+SAMPLING_METHODS = ("antithetic", "uniform", "variance")
+
+
+def sampling_rows(n_samples: int, *, m: int = 1) -> int:
+    """Model rows of Štrumbelj & Kononenko's sampler for ``n_samples`` draws of one explained row.
+
+    ``2 n_samples + 1 + m``: two rows per draw, ``f(x)`` once, and the ``m`` background rows once
+    (the exact base value), counted as if the row were explained alone, as every budget of
+    :func:`sample_shapley` is (``max_rows``).  Its inverse is how :func:`sample_shapley` turns
+    ``max_rows`` into draws, so ``max_rows=sampling_rows(s, m=m)`` makes exactly ``s`` draws.
+    """
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"m (background rows) must be an integer >= 1, got {m!r}")
+    return 2 * int(n_samples) + 1 + int(m)
+
+
+def _method_options(method: str, given: dict[str, Any]) -> None:
+    """Refuse an option of one sampler given to another (it would be ignored silently)."""
+    if method not in SAMPLING_METHODS:
+        raise ValueError(f"method must be one of {list(SAMPLING_METHODS)}, got {method!r}")
+    only = {"min_samples": ("variance",), "batch_size": ("variance",), "prior_samples": ("variance",),
+            "background_per_pair": ("antithetic",)}
+    wrong = [name for name, value in given.items() if value is not None and method not in only[name]]
+    if wrong:
+        owner = only[wrong[0]][0]
+        raise ValueError(f"{wrong[0]} is an option of method={owner!r}, not of method={method!r}")
+
+
 def sample_shapley(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
     background: ArrayOrFrame | np.typing.ArrayLike,
     *,
-    max_samples: int,
+    max_rows: int,
     rng: np.random.Generator,
-    allocation: Literal["variance", "uniform"] = "variance",
-    min_samples: int = 2,
-    batch_size: int = 1,
-    prior_samples: float = 0.0,
+    method: Literal["antithetic", "uniform", "variance"] = "antithetic",
     adjust: bool = False,
     eps: float = 1e-6,
+    min_samples: int | None = None,
+    batch_size: int | None = None,
+    prior_samples: float | None = None,
+    background_per_pair: int | None = None,
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
+    max_rows_per_call: int = 2**16,
 ) -> ShapleyResult:
-    """Permutation-sampling estimates of interventional Shapley values.
+    """Sampled interventional Shapley values, for more features than :func:`exact_shapley` takes.
 
     Book: :ref:`eq-found-shapley-perm`, :ref:`eq-found-sampling`
         (notebooks/00-foundations/01-shapley-values.ipynb).
 
-    Štrumbelj & Kononenko (2014).  Each sample for feature ``i`` draws a random
-    permutation and a random background row ``w`` and records
-    ``f(b1) - f(b2)``, where ``b1``/``b2`` take ``x`` on the features preceding
-    ``i`` with/without ``i`` and ``w`` elsewhere (their Algorithm 1); the estimate is
-    the sample mean, an unbiased estimate of the exact value of
-    :func:`exact_shapley` with the same background.
+    Estimates the values :func:`exact_shapley` computes with the same background (the
+    interventional game), unbiased, spending at most ``max_rows`` model rows per explained
+    row.  ``f`` is a fitted classifier (its ``predict_proba``) or a function of the rows
+    (:func:`lib.models.as_model`).
 
-    ``allocation="uniform"``: Algorithm 1 for every feature with an equal share of
-    ``max_samples`` (the remainder goes to the first features).
+    ``method="antithetic"`` (the default, the book's recommended estimator):
+    :func:`lib.permutation_sampling.antithetic_shapley`, orderings walked forwards and backwards
+    (Mitchell et al., 2022), each walk giving every feature a sample, post-stratified by
+    background row; its option ``background_per_pair``.  ``method="uniform"`` and
+    ``"variance"``: Štrumbelj & Kononenko (2014), Algorithms 1 and 2, one random ordering and
+    one background row per draw, for one feature: the estimators chapter 0 and chapter 2 study.
+    Each draw for feature ``i`` records ``f(b1) - f(b2)``, where ``b1``/``b2`` take ``x`` on the
+    features preceding ``i`` with/without ``i`` and ``w`` elsewhere; the estimate is the mean.
 
-    ``allocation="variance"``: their Algorithm 2.  Every feature first gets
-    ``min_samples`` samples; each further sample goes to the feature maximising
-    ``σ_i²/m_i − σ_i²/(m_i+1)``, the expected drop in the summed squared error,
-    with ``σ_i²`` the running sample variance (for ``k`` outputs, the trace:
-    the sum of the ``k`` variances, as in the Shapley-composition paper's
-    Appendix D, eq. 17).  The samples are allocated ``batch_size`` at a time by
-    that greedy rule with the variances frozen during a batch; ``batch_size=1``
-    is the algorithm exactly as published.
+    * ``"uniform"``: Algorithm 1 for every feature with an equal share of the draws (the
+      remainder goes to the first features).
+    * ``"variance"``: Algorithm 2.  Every feature first gets ``min_samples`` draws (default 2);
+      each further draw goes to the feature maximising ``σ_i²/m_i − σ_i²/(m_i+1)``, the
+      expected drop in the summed squared error, with ``σ_i²`` the running sample variance
+      (for ``k`` outputs, the trace: the sum of the ``k`` variances, as in the
+      Shapley-composition paper's Appendix D, Eq. (C17)).  The draws are allocated ``batch_size``
+      at a time (default 1, the algorithm as published) with the variances frozen during a
+      batch.  ``prior_samples`` (book extension, default 0 = as published): the variance the
+      greedy rule uses is shrunk towards the instance's mean over features, as if each feature
+      had ``prior_samples`` extra squared deviations at that mean,
+      ``σ̃_i² = (Σ(δ - δ̄)² + p σ̄²) / (m_i - 1 + p)``.  With a model whose differences take few
+      values (trees), two draws are often equal, the published rule then sees ``σ_i² = 0`` and
+      never samples that feature again (it is *starved* at ``min_samples``); the shrinkage fades
+      as ``m_i`` grows, so the allocation still tends to ``m_i ∝ σ_i``.  The returned
+      ``variances`` are always the plain sample variances.
 
-    ``prior_samples`` (book extension, 0 = as published): the variance the greedy rule
-    uses is shrunk towards the instance's mean over features, as if each feature had
-    ``prior_samples`` extra squared deviations at that mean,
-    ``σ̃_i² = (Σ(δ - δ̄)² + p σ̄²) / (m_i - 1 + p)``.  With a model whose differences
-    take few values (trees), two draws are often equal, the published rule then sees
-    ``σ_i² = 0`` and never samples that feature again (it is *starved* at
-    ``min_samples``); the shrinkage fades as ``m_i`` grows, so the allocation still
-    tends to ``m_i ∝ σ_i``.  The returned ``variances`` are always the plain sample
-    variances.
+    The budget ``max_rows`` counts model rows per explained row as if it were explained alone:
+    ``f(x)`` once, the ``m`` background rows once (the base value is exact), and the rows of the
+    draws or walks.  Štrumbelj & Kononenko's sampler makes ``(max_rows - 1 - m) // 2`` draws
+    (two rows each; :func:`sampling_rows` is the inverse); the antithetic sampler takes pairs of
+    walks while the rows they need fit (a walk skips the rows it leaves unchanged,
+    :func:`lib.permutation_sampling.walk_rows`).  :class:`lib.counting.CountingModel` counts the rows.
 
-    ``adjust=True`` applies :func:`adjust_efficiency` (Appendix E, eq. 18-19 of the
-    Shapley-composition paper; shap's ``SamplingExplainer``) so the estimates add
-    up to ``f(x) - E_b f(b)``.
+    ``adjust=True`` applies :func:`adjust_efficiency` (Appendix E, Eq. (C18)-(C19) of the
+    Shapley-composition paper; shap's ``SamplingExplainer``) so the estimates add up to
+    ``f(x) - E_b f(b)``; the antithetic estimate already does once every background row has
+    served (``max_rows`` large enough).
 
     Returns
     -------
     ShapleyResult
-        With ``variances`` (the variance of each estimate, ``σ_i² / m_i``) and
-        ``n_samples`` (``(n, d)``).  Base values are exact: the mean of ``f`` over
-        the whole background.
+        With ``variances`` (the variance of each estimate) and ``n_samples`` (``(n, d)``,
+        samples per feature).  Base values are exact: the mean of ``f`` over the whole
+        background.
+
+    Raises
+    ------
+    ValueError
+        A budget too small for one draw per feature (the message gives the smallest
+        ``max_rows``), an option of another method, or bad input (:mod:`lib.validation`).
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
-    options = SamplingOptions(max_samples, allocation, min_samples, batch_size, prior_samples)
+    _method_options(method, {"min_samples": min_samples, "batch_size": batch_size,
+                             "prior_samples": prior_samples, "background_per_pair": background_per_pair})
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+        raise ValueError(f"max_rows (model rows per explained row) must be an integer >= 1, got {max_rows!r}")
+    f, output_names = model_and_output_names(f, output_names)
+    if method == "antithetic":
+        from lib.permutation_sampling import antithetic_shapley  # it builds on this module
+
+        res = antithetic_shapley(
+            f, X, background, max_rows=int(max_rows), rng=rng, background_per_pair=background_per_pair or 1,
+            max_rows_per_call=max_rows_per_call, feature_names=feature_names, output_names=output_names,
+            allow_nan=allow_nan,
+        )
+        if not adjust:
+            return res
+        assert res.variances is not None
+        values = adjust_efficiency(res.values, res.variances, res.outputs - res.base_values, eps=eps)
+        return replace(res, values=values, method=res.method + "-adjusted")
     X, background = check_inputs(X, background, allow_nan)
     n, d = X.shape
     if d == 0:
         raise ValueError("X has no features")
+    m = background.shape[0]
+    options = SamplingOptions(0, method, 2 if min_samples is None else min_samples,
+                              1 if batch_size is None else batch_size,
+                              0.0 if prior_samples is None else prior_samples)
+    least = d if method == "uniform" else d * options.min_samples
+    if max_rows < sampling_rows(least, m=m):
+        what = "one draw per feature" if method == "uniform" else f"min_samples={options.min_samples} draws per feature"
+        raise ValueError(
+            f"max_rows={max_rows} is less than {what} needs: at least {sampling_rows(least, m=m)} model rows "
+            f"per explained row (2 per draw, f(x) once and the {m} background rows once; "
+            "lib.shapley.sampling_rows)"
+        )
+    return _strumbelj_kononenko(f, X, background, replace(options, n_samples=(int(max_rows) - 1 - m) // 2),
+                                rng=rng, adjust=adjust, eps=eps, feature_names=feature_names,
+                                output_names=output_names)
+
+
+def _strumbelj_kononenko(
+    f: Model,
+    X: ArrayOrFrame,
+    background: ArrayOrFrame,
+    options: SamplingOptions,
+    *,
+    rng: np.random.Generator,
+    adjust: bool,
+    eps: float,
+    feature_names: Sequence[str] | None,
+    output_names: Sequence[str] | None,
+) -> ShapleyResult:
+    """Štrumbelj & Kononenko's Algorithms 1 and 2 on checked inputs (see :func:`sample_shapley`)."""
+    n, d = X.shape
+    allocation, batch_size, prior_samples = options.allocation, options.batch_size, options.prior_samples
     first = np.broadcast_to(options.first_counts(d), (n, d))
 
     # Phase 1: the fixed allocation, all at once.

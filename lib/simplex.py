@@ -183,7 +183,7 @@ def power(alpha: npt.ArrayLike, x: npt.ArrayLike) -> np.ndarray:
 
 
 def difference(x: npt.ArrayLike, y: npt.ArrayLike) -> np.ndarray:
-    """``x ⊖ y = x ⊕ ((-1) ⊙ y) = C(x_1/y_1, ..., x_N/y_N)`` (paper §4, eq. 5).
+    """``x ⊖ y = x ⊕ ((-1) ⊙ y) = C(x_1/y_1, ..., x_N/y_N)`` (paper §4, Eq. (C5)).
 
     Book: :ref:`eq-comp-operations` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
     """
@@ -207,7 +207,7 @@ def aitchison_mean(x: npt.ArrayLike, axis: int = 0) -> np.ndarray:
     Book: :ref:`eq-comp-value`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
-    ``E^A[Y] = ilr^{-1}(E[ilr Y])`` (paper §4, after eq. 6; Pawlowsky-Glahn et al.,
+    ``E^A[Y] = ilr^{-1}(E[ilr Y])`` (paper §4, after Eq. (C6); Pawlowsky-Glahn et al.,
     2015), which for any ILR basis equals the closed geometric mean of the sample,
     ``C(exp(mean log Y))`` -- computed that way here, without a basis.  ``axis``
     indexes the sample and must not be the last (parts) axis.
@@ -430,7 +430,7 @@ def ilr_inv(z: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:
 
 
 def class_composition_p(n_parts: int) -> float:
-    """The off-class part ``p`` of a unit-norm class-composition (paper Appendix B, eq. 15).
+    """The off-class part ``p`` of a unit-norm class-composition (paper Appendix B, Eq. (C15)).
 
     Book: :ref:`eq-comp-class-composition`
         (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
@@ -444,7 +444,7 @@ def class_composition_p(n_parts: int) -> float:
 
 
 def class_compositions(n_parts: int) -> np.ndarray:
-    """The ``N`` class-compositions of Appendix B (eq. 14-16), as rows of an ``(N, N)`` array.
+    """The ``N`` class-compositions of Appendix B (Eq. (C14)-(C16)), as rows of an ``(N, N)`` array.
 
     Row ``k`` is ``c^(k)``: part ``k`` equal to ``1 - (N-1)p`` and every other part
     ``p`` (:func:`class_composition_p`), so ``||c^(k)||_a = 1`` and ``c^(k)`` points

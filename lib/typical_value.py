@@ -51,7 +51,7 @@ the log-odds ``log f/(1−f)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,6 +60,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from .games import mix_rows
+from .models import ClassifierFunction, as_model
 from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
 from .shapley import ShapleyResult
@@ -302,40 +303,52 @@ def _typical_donor(X: pd.DataFrame, typical: TypicalValues) -> pd.DataFrame:
     return pd.DataFrame(cols, columns=X.columns)
 
 
-def _positive_column(model: Any, positive: Any) -> int:
-    if not hasattr(model, "predict_proba"):
-        raise ValueError("the model must have predict_proba (a fitted scikit-learn classifier)")
-    classes = getattr(model, "classes_", None)
-    if classes is None:
+def _positive_column(model: Any, positive: Any) -> tuple[Any, int | None]:
+    """The function to evaluate (:func:`lib.models.as_model`) and the column of the positive class
+    (``None``: a callable's one output, or column 1 of its two)."""
+    f = as_model(model)
+    if not isinstance(f, ClassifierFunction):
         if positive is not None:
-            raise ValueError("positive= needs a model with classes_")
-        return 1
-    classes = np.asarray(classes)
-    if len(classes) != 2:
-        raise ValueError(f"the draft's contributions are for a binary classifier; the model has {len(classes)} classes")
+            raise ValueError("positive= needs a fitted classifier (with classes_); a function returns the "
+                             "positive class's probability (one column) or two columns")
+        return f, None
+    if len(f.classes) != 2:
+        raise ValueError(f"the draft's contributions are for a binary classifier; the model has {len(f.classes)} classes")
     if positive is None:
-        return 1
-    hits = np.flatnonzero(classes == positive)
+        return f, 1
+    hits = np.flatnonzero(f.classes == positive)
     if hits.size != 1:
-        raise ValueError(f"positive class {positive!r} is not one of the classes {list(classes)}")
-    return int(hits[0])
+        raise ValueError(f"positive class {positive!r} is not one of the classes {list(f.classes)}")
+    return f, int(hits[0])
 
 
-def _predict(model: Any, rows: pd.DataFrame, was_frame: bool, col: int, max_rows_per_call: int) -> np.ndarray:
+def _predict(f: Any, rows: pd.DataFrame, was_frame: bool, col: int | None, max_rows_per_call: int) -> np.ndarray:
     out = np.empty(len(rows))
     for start in range(0, len(rows), max_rows_per_call):
         chunk = rows.iloc[start:start + max_rows_per_call]
         arg = chunk if was_frame else chunk.to_numpy()
-        p = np.asarray(model.predict_proba(arg), dtype=float)
-        if p.ndim != 2 or p.shape[0] != len(chunk) or p.shape[1] <= col:
-            raise ValueError(f"predict_proba returned shape {p.shape} for {len(chunk)} rows")
-        out[start:start + len(chunk)] = p[:, col]
+        p = np.asarray(f(arg), dtype=float)
+        if p.ndim == 1 and col is None and p.shape[0] == len(chunk):
+            out[start:start + len(chunk)] = p
+            continue
+        k = 1 if col is None else col
+        if p.ndim != 2 or p.shape[0] != len(chunk) or p.shape[1] <= k or (col is None and p.shape[1] != 2):
+            raise ValueError(f"the model returned shape {p.shape} for {len(chunk)} rows: expected the positive "
+                             "class's probability, (rows,), or the two classes', (rows, 2)")
+        out[start:start + len(chunk)] = p[:, k]
     if not np.all(np.isfinite(out)) or np.any((out < 0) | (out > 1)):
-        raise ValueError("predict_proba returned values outside [0, 1] or NaN")
+        raise ValueError("the model returned probabilities outside [0, 1] or NaN")
     return out
 
 
-def _transform(p: np.ndarray, scale: Scale, clip: float | None, where: str) -> np.ndarray:
+def _rows_text(rows: np.ndarray) -> str:
+    shown = rows[:8].tolist()
+    return (f"row {shown[0]}" if len(rows) == 1 else f"rows {shown}") + (f" and {len(rows) - 8} more" if len(rows) > 8 else "")
+
+
+def _transform(p: np.ndarray, scale: Scale, clip: float | None, where: Callable[[np.ndarray], str]) -> np.ndarray:
+    """``s(p)``; a zero (or, for the logit, one) probability raises an error whose places
+    ``where(bad)`` names in the user's rows."""
     if scale not in ("log", "logit"):
         raise ValueError(f"scale must be 'log' or 'logit', got {scale!r}")
     if clip is not None:
@@ -345,11 +358,25 @@ def _transform(p: np.ndarray, scale: Scale, clip: float | None, where: str) -> n
     bad = (p <= 0) if scale == "log" else ((p <= 0) | (p >= 1))
     if bad.any():
         raise ValueError(
-            f"the model gives probability {'0' if scale == 'log' else '0 or 1'} to {int(bad.sum())} "
-            f"{where}: log f is infinite there. Use a model whose probabilities are bounded away "
-            "from 0 (e.g. smoothed or calibrated), or pass clip=eps to clip them into [eps, 1-eps]"
+            f"the model gives probability {'0' if scale == 'log' else '0 or 1'} {where(bad)}: "
+            f"{'log f' if scale == 'log' else 'logit f'} is infinite there. Use a model whose probabilities are "
+            "bounded away from 0 (e.g. smoothed or calibrated), or pass clip=eps to clip them into [eps, 1-eps]"
         )
     return np.log(p) if scale == "log" else np.log(p) - np.log1p(-p)
+
+
+def _at_rows(what: str) -> Callable[[np.ndarray], str]:
+    """Places of a zero probability among the rows of ``what`` (one value per row)."""
+    return lambda bad: f"at {_rows_text(np.flatnonzero(bad))} of {what}"
+
+
+def _at_replaced(names: Sequence[str], how: str) -> Callable[[np.ndarray], str]:
+    """Places of a zero probability among ``(row, feature)`` pairs ``(n, d)`` of replaced rows."""
+    def where(bad: np.ndarray) -> str:
+        i, k = np.nonzero(bad)
+        pairs = ", ".join(f"row {a} with {names[b]!r} {how}" for a, b in list(zip(i.tolist(), k.tolist()))[:5])
+        return f"at {pairs}{' and more' if len(i) > 5 else ''} (rows of X)"
+    return where
 
 
 def _result(out: np.ndarray, reduced: np.ndarray, X: pd.DataFrame, was_frame: bool, method: str) -> ShapleyResult:
@@ -405,16 +432,16 @@ def typical_value_contributions(
         ``clip=eps`` is given, which clips the probabilities into ``[eps, 1 − eps]``.
     """
     frame, was_frame = check_rows(X, len(typical.feature_names), allow_nan)
-    col = _positive_column(model, positive)
+    f, col = _positive_column(model, positive)
     donor = _typical_donor(frame, typical)
     n, d = frame.shape
     inst = np.tile(np.arange(n), d + 1)
     feat = np.repeat(np.arange(-1, d), n)
     rows = _mixed_rows(frame, inst, feat, donor.iloc[np.zeros(len(inst), dtype=int)].reset_index(drop=True))
-    p = _predict(model, rows, was_frame, col, max_rows_per_call)
-    s = _transform(p, scale, clip, "of the rows (original or with a typical value plugged in)")
-    s = s.reshape(d + 1, n)
-    return _result(s[0], s[1:].T, frame, was_frame, f"typical-value-{scale}")
+    p = _predict(f, rows, was_frame, col, max_rows_per_call).reshape(d + 1, n)
+    s_x = _transform(p[0], scale, clip, _at_rows("X"))
+    s_k = _transform(p[1:].T, scale, clip, _at_replaced(list(frame.columns), "set to its typical value"))
+    return _result(s_x, s_k, frame, was_frame, f"typical-value-{scale}")
 
 
 def integral_contributions(
@@ -448,7 +475,7 @@ def integral_contributions(
     frame, was_frame = check_rows(X, None, allow_nan)
     bg, _ = check_rows(background, frame.shape[1], allow_nan, name="background")
     check_same_columns(frame, bg)
-    col = _positive_column(model, positive)
+    f, col = _positive_column(model, positive)
     n, d = frame.shape
     m = len(bg)
     # block-major: (row i, feature k, background j)
@@ -459,11 +486,11 @@ def integral_contributions(
         [frame, _mixed_rows(frame, inst, feat, bg.iloc[donor_idx].reset_index(drop=True))],
         ignore_index=True,
     )
-    p = _predict(model, rows, was_frame, col, max_rows_per_call)
+    p = _predict(f, rows, was_frame, col, max_rows_per_call)
     p_x = p[:n]
     p_marg = p[n:].reshape(n, d, m).mean(axis=2)
-    s_x = _transform(p_x, scale, clip, "of the rows to explain")
-    s_marg = _transform(p_marg, scale, clip, "marginalised (row, feature) pairs")
+    s_x = _transform(p_x, scale, clip, _at_rows("X"))
+    s_marg = _transform(p_marg, scale, clip, _at_replaced(list(frame.columns), "averaged over the background"))
     return _result(s_x, s_marg, frame, was_frame, f"integral-{scale}")
 
 
@@ -518,9 +545,8 @@ def nb_leave_one_out(
 
 
 def nb_log_c(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray:
-    """The draft's ``log C(x)``, with ``P(y | x) = C(x) P(y) Π_k p_{-k}`` (chapter eq.
-    ``eq-tv-c``): ``log C(x) = (d − 1) log P(x) − Σ_k log P(x_{-k})``, the same for every
-    class. Shape ``(n,)``.
+    """The draft's ``log C(x)``, with ``P(y | x) = C(x) P(y) Π_k p_{-k}``:
+    ``log C(x) = (d − 1) log P(x) − Σ_k log P(x_{-k})``, the same for every class. Shape ``(n,)``.
 
     Book: :ref:`eq-tv-c` (notebooks/04-typical-value-contributions/01-derivation.ipynb).
     """
@@ -541,7 +567,7 @@ def nb_typical_log_odds(
         (notebooks/04-typical-value-contributions/01-derivation.ipynb).
 
     The log-odds is additive, ``L(x) = log P(c)/P(¬c) + Σ_k λ_k(x_k)`` (Lemaire et al.,
-    eq. 2), so replacing ``x_k`` by ``x̄_k`` changes it by ``λ_k(x_k) − λ_k(x̄_k)``
+    Eq. (L2)), so replacing ``x_k`` by ``x̄_k`` changes it by ``λ_k(x_k) − λ_k(x̄_k)``
     (chapter eq. ``eq-tv-nb-logit``): the contribution is the weight of evidence of ``x_k``
     minus that of ``x̄_k``, and the bias ``L(x̄)`` is the same for every row.
 
@@ -744,16 +770,14 @@ def log_and_logit(model: Any, *, positive: Any = None, clip: float | None = None
     contributions are on exactly the same scale. Inputs are passed to the model as given
     (DataFrame or array).
     """
-    col = _positive_column(model, positive)
+    f, col = _positive_column(model, positive)
     if clip is not None and not 0 < clip < 0.5:
         raise ValueError("clip must lie in (0, 0.5)")
 
     def out(Z: Any) -> np.ndarray:
         frame, was_frame = as_frame(Z, "Z")
-        p = _predict(model, frame, was_frame, col, len(frame) or 1)
-        return np.column_stack([
-            _transform(p, "log", clip, "of the evaluated rows"),
-            _transform(p, "logit", clip, "of the evaluated rows"),
-        ])
+        p = _predict(f, frame, was_frame, col, len(frame) or 1)
+        where = _at_rows("the rows it was asked for")
+        return np.column_stack([_transform(p, "log", clip, where), _transform(p, "logit", clip, where)])
 
     return out

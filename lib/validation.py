@@ -154,6 +154,8 @@ def check_inputs(
                     f"{name} has NaN in feature columns {cols}; impute them, or pass "
                     "allow_nan=True if the model handles missing values itself"
                 )
+            if arr.dtype.kind == "O" and not allow_nan:
+                _check_object_values(arr, name)
     return X, background
 
 
@@ -170,14 +172,29 @@ def check_enumerable(X: Any, background: Any, allow_nan: bool, max_features: int
     if d > limit:
         raise ValueError(
             f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the limit of "
-            f"{limit} (2**{limit} coalitions per row). Estimate them with the book's estimator, antithetic "
-            "permutation sampling: lib.permutation_sampling.antithetic_shapley(f, X, background, "
-            "max_rows=..., rng=np.random.default_rng(0)), max_rows the model rows to spend per explained "
-            "row (or n_pairs=... orderings); or group the features (lib.coalitional)."
+            f"{limit} (2**{limit} coalitions per row). Estimate them with lib.shapley.sample_shapley (antithetic "
+            "permutation sampling, the book's default): sample_shapley(f, X, background, max_rows=..., "
+            "rng=np.random.default_rng(0)), max_rows the model rows to spend per explained row; or group "
+            "the features (lib.coalitional)."
         )
     if max_rows_per_call < 1:
         raise ValueError("max_rows_per_call must be >= 1")
     return X, background
+
+
+def _check_object_values(arr: np.ndarray, name: str) -> None:
+    """An object array (numbers mixed with labels) without missing or infinite numbers."""
+    bad = pd.isna(arr) | np.vectorize(
+        lambda v: isinstance(v, (float, np.floating)) and not np.isfinite(v), otypes=[bool]
+    )(arr)
+    if bad.any():
+        cols = np.flatnonzero(bad.any(axis=0)).tolist()
+        rows = np.flatnonzero(bad.any(axis=1))
+        more = " and others" if len(rows) > 1 else ""
+        raise ValueError(
+            f"{name} has NaN or infinite values in feature columns {cols} (row {int(rows[0])}{more}); "
+            "impute them, or pass allow_nan=True if the model handles them itself"
+        )
 
 
 def check_finite_inputs(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -43,19 +43,8 @@ from tqdm import tqdm
 import lib
 from lib import bayesnet as bn
 from lib import sdp, side_env
+from lib.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SWING_ROWS
 
-#: The side environment's pins: the ones the brief fixes, and lightgbm/xgboost at the versions
-#: that resolved with them on Python 3.9 (acv-exp depends on both).
-PINS = ["acv-exp==1.2.3", "numpy==1.21.6", "scikit-learn==1.2.2", "pandas==1.5.3",
-        "lightgbm==4.6.0", "xgboost==2.1.4"]
-#: Probability level of the sufficient coalitions and Swing Shapley values (the paper's Figure 1, right).
-PI = 0.9
-#: Rows whose Swing Shapley values ACV computes (its slowest call: minutes per row here).
-SWING_ROWS = [0, 1, 2]
-#: How many rows drawn from the network (seed 7, the draw of notebook 04) are explained besides.
-N_DRAWN = 4
-#: Index of the authors' demo observation in their test split (``X_test.values[160]``).
-AUTHORS_ROW = 160
 SIDE = side_env.SIDE_ENVS / "acv"
 DERIVED = lib.data.REPO_ROOT / "data" / "derived"
 WORKER = lib.data.REPO_ROOT / "scripts" / "_acv_worker.py"

@@ -53,7 +53,7 @@ import argparse  # noqa: E402
 from functools import partial  # noqa: E402
 
 from lib.data import REPO_ROOT  # noqa: E402
-from lib.experiments.coal_many import CLASSIFIERS, DATASETS, OUT_CSV, OUT_DIR, gather, run_and_write  # noqa: E402
+from lib.experiments.coal_many import CLASSIFIERS, DATASETS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     if not args.gather_only:
         pairs = [(name, kind) for name in args.datasets for kind in args.classifiers
-                 if args.force or not (OUT_DIR / f"{name}__{kind}.csv").exists()]
+                 if args.force or not pair_file(name, kind).exists()]
         with parallel_engine(args):
             run_units(pairs, partial(run_and_write, n_explain=args.explain, n_background=args.background,
                                      fidelity_rows=args.fidelity_rows, seed=args.seed),

@@ -31,7 +31,7 @@ from sklearn.svm import SVC
 
 import lib
 from lib import compositions as cp
-from lib.experiments.comp_estimation import BUDGETS, estimation_errors, iris_setup
+from lib.experiments.comp_estimation import BUDGETS, N_SEEDS, estimation_errors, iris_setup, part_name
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units
 
 
@@ -48,14 +48,14 @@ def run_seed(seed: int, *, model: SVC, explain: np.ndarray, background: np.ndarr
     warnings.filterwarnings("ignore", message="IProgress not found")
     frames = [estimation_errors(model.predict_proba, explain, background, exact, n_samples=budget, seed=seed)
               for budget in BUDGETS]
-    out = parts / f"iris-seed{seed:02d}.csv"
+    out = parts / part_name(seed)
     pd.concat(frames, ignore_index=True).to_csv(out, index=False)
     return out
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seeds", type=int, default=20, help="number of seeds (0 .. seeds-1)")
+    parser.add_argument("--seeds", type=int, default=N_SEEDS, help="number of seeds (0 .. seeds-1)")
     parser.add_argument("--only-seeds", type=int, nargs="+", default=None, metavar="S",
                         help="run only these of the seeds 0 .. seeds-1 (the others' CSVs are gathered as stored)")
     parser.add_argument("--force", action="store_true", help="recompute seeds whose CSV exists")
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     parts = derived / "comp-estimation"
     parts.mkdir(parents=True, exist_ok=True)
     seeds = range(args.seeds) if args.only_seeds is None else sorted(set(args.only_seeds))
-    todo = [s for s in seeds if not args.gather_only and (args.force or not (parts / f"iris-seed{s:02d}.csv").exists())]
+    todo = [s for s in seeds if not args.gather_only and (args.force or not (parts / part_name(s)).exists())]
     if todo:
         model, explain, background, exact = setup()
         fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)

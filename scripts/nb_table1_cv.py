@@ -24,80 +24,14 @@ tqdm bar over the data sets).
 from __future__ import annotations
 
 import argparse
-import warnings
 from functools import partial
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedKFold
 
 from lib import data
 from lib import khiops_nb as kn
+from lib.experiments.nb_table1_cv import DATASETS, GATHERED, OUT_DIR, gather, quiet, run_dataset
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units
-
-#: the ten data sets of the paper, in the order of its Table 1, and their names there
-DATASETS = {
-    "twonorm": "Twonorm", "crx": "Crx", "ionosphere": "Ionosphere", "spambase": "Spam",
-    "tic-tac-toe": "Tictactoe", "german-numeric": "German", "telco": "Telco", "adult": "Adult",
-    "cervical": "KRFCC", "breast-wisconsin": "Breast",
-}
-#: the paper's Khiops dictionaries keep these identifiers as inputs (Khiops does not select them)
-LOAD_KWARGS = {"telco": {"drop_ids": False}, "breast-wisconsin": {"drop_ids": False}}
-OUT_DIR = data.REPO_ROOT / "data" / "derived" / "nb-table1-cv"
-GATHERED = data.REPO_ROOT / "data" / "derived" / "nb-table1-cv.csv"
-
-
-def evaluate(clf, X: pd.DataFrame, y: pd.Series) -> tuple[float, float]:
-    """Accuracy and AUC (of ``clf.classes_[1]``) of a fitted Khiops classifier."""
-    labels = np.asarray(y).astype(str)
-    pred = np.asarray(clf.predict(X)).astype(str)
-    proba = clf.predict_proba(X)[:, 1]
-    positive = str(clf.classes_[1])
-    return float(np.mean(pred == labels)), float(roc_auc_score(labels == positive, proba))
-
-
-def cross_validate(name: str, folds: int, seed: int) -> pd.DataFrame:
-    X, y = data.load(name, **LOAD_KWARGS.get(name, {}))
-    split = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-    rows = []
-    for k, (tr, te) in enumerate(split.split(X, np.asarray(y).astype(str))):
-        clf, model = kn.fit_khiops_snb(X.iloc[tr], y.iloc[tr])
-        acc, auc = evaluate(clf, X.iloc[te], y.iloc[te])
-        rows.append({"data set": DATASETS[name], "fold": k, "train rows": len(tr), "test rows": len(te),
-                     "accuracy": acc, "AUC": auc, "#Var": len(model.variables)})
-    return pd.DataFrame(rows)
-
-
-def _quiet() -> None:
-    # khiops.core: its sample data sets are not downloaded (unused); khiops.sklearn uses
-    # pandas options that pandas 3 deprecates (not our code)
-    warnings.filterwarnings("ignore", message="Sample datasets location", category=UserWarning)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    warnings.filterwarnings("ignore", category=DeprecationWarning)
-
-
-def run_dataset(name: str, folds: int, seed: int, out_dir: Path = OUT_DIR) -> Path:
-    """One unit: the cross-validation of data set ``name``, written to <out_dir>/<name>.csv."""
-    _quiet()
-    path = out_dir / f"{name}.csv"
-    cross_validate(name, folds, seed).to_csv(path, index=False)
-    return path
-
-
-def gather(out_dir: Path = OUT_DIR) -> pd.DataFrame:
-    parts = [pd.read_csv(out_dir / f"{name}.csv") for name in DATASETS if (out_dir / f"{name}.csv").exists()]
-    if not parts:
-        raise FileNotFoundError(f"no per-data-set results in {out_dir}")
-    folds = pd.concat(parts, ignore_index=True)
-    g = folds.groupby("data set", sort=False)
-    return pd.DataFrame({
-        "folds": g.size(),
-        "CV accuracy": g["accuracy"].mean(), "CV accuracy std": g["accuracy"].std(ddof=1),
-        "CV AUC": g["AUC"].mean(), "CV AUC std": g["AUC"].std(ddof=1),
-        "CV #Var mean": g["#Var"].mean(), "CV #Var min": g["#Var"].min(), "CV #Var max": g["#Var"].max(),
-    }).reset_index()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     add_parallel_arguments(parser, what="data sets")
     args = parser.parse_args(argv)
 
-    _quiet()
+    quiet()
     kn.require_khiops()
     OUT_DIR.mkdir(parents=True, exist_ok=True)
     todo = [n for n in args.datasets if not args.gather_only and (args.force or not (OUT_DIR / f"{n}.csv").exists())]

@@ -55,12 +55,9 @@ from tqdm import tqdm  # noqa: E402
 import lib.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
-from lib.experiments.nb_table3_kernelshap import PAPER, table3_protocol  # noqa: E402
+from lib.experiments.nb_table3_kernelshap import LOAD_KWARGS, PAPER, table3_protocol  # noqa: E402
 from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
-#: Telco and Breast keep their identifier column, as the paper's Khiops dictionaries do
-#: (Khiops does not select it); as in the chapter's Table 2 notebook.
-LOAD_KWARGS = {"telco": {"drop_ids": False}, "breast-wisconsin": {"drop_ids": False}}
 SEED = 20230
 OUT_DIR = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3"
 TABLE = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3.csv"

@@ -33,14 +33,10 @@ from tqdm import tqdm
 
 from lib import side_env
 from lib.data import REPO_ROOT
+from lib.experiments.sklearn_versions import OUT, PINS, SEEDS
 
-#: The side environment: the authors' scikit-learn minor release, with numpy/scipy wheels for Python 3.11.
-PINS = ["scikit-learn==1.3.2", "numpy==1.26.4", "scipy==1.11.4"]
-#: Calibration seeds (``random_state`` of the SVC), as many as chapter 2's spread uses.
-SEEDS = list(range(8))
 WORKER = REPO_ROOT / "scripts" / "_sklearn_versions_worker.py"
 PARTS = side_env.SIDE_ENVS / "sklearn-1.3" / "parts"
-OUT = REPO_ROOT / "data" / "derived" / "comp-sklearn-versions.csv"
 
 
 def main(argv: list[str] | None = None) -> None:

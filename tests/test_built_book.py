@@ -4,6 +4,7 @@
   paper's letter and number, ``(L10)``; the book's own are numbered per chapter, ``(1.4)``.
 - The Figures page lists every file of ``book/figures`` with its sha256.
 - Every chapter landing page opens with its generated results box.
+- Under every labelled equation `lib` computes, the page names the function and links to its source.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -63,6 +65,38 @@ def test_one_equation_numbering() -> None:
         assert own == sorted(set(own)), f"chapter {chapter}: the book's equation numbers repeat or go backwards"
         assert [k for _, k in own] == list(range(1, len(own) + 1)), f"chapter {chapter}: numbers skip"
     assert seen_any, "no numbered equation found"
+
+
+def test_every_implemented_equation_shows_its_code() -> None:
+    """Under each labelled equation a ``lib`` function computes (its docstring's ``Book:`` line), the
+    page names that function and links to its lines in the repository (CONTRIBUTING.md §6)."""
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    from compendium import equation_links as links
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    repository, branch = config["url"], config.get("branch", "main")
+    where = links.equation_labels(ROOT)
+    implemented = links.implementations(ROOT)
+    assert len(implemented) > 50, "the map of implemented equations is nearly empty"
+    wrong = []
+    for label, codes in sorted(implemented.items()):
+        page = HTML / Path(where[label]).with_suffix(".html")
+        text = page.read_text(encoding="utf-8")
+        start = text.find(f'id="equation-{label}"')
+        if start == -1:
+            wrong.append(f"{label}: not on {page.relative_to(HTML)}")
+            continue
+        note = re.search(r'<p class="equation-code">(.*?)</p>', text[start:], re.S)
+        between = text[start + 1:start + (note.start() if note else 0)]
+        if note is None or 'id="equation-' in between:
+            wrong.append(f"{label}: no line naming its code under the equation")
+            continue
+        shown, hrefs = _text(note[1]), re.findall(r'href="([^"]+)"', note[1])
+        for code in codes:
+            url = f"{repository}/blob/{branch}/{code.path}#L{code.first}-L{code.last}"
+            if f"{code.short} of {code.module}" not in shown or url not in hrefs:
+                wrong.append(f"{label}: {code.name} ({url}) not shown in {shown!r}")
+    assert wrong == [], f"equations whose code the page does not show: {wrong}"
 
 
 def test_figures_page_lists_every_figure_with_its_digest() -> None:
@@ -157,3 +191,88 @@ def test_every_image_has_a_description() -> None:
     assert images >= 2 * len(stems) > 0
     assert from_description >= 2 * len(stems), f"only {from_description} images carry their figure's description"
     assert not bad, bad
+
+
+# --------------------------------------------------------------------------------------------
+# What a reader meets (issue 30; the same pages are read in a browser by tests/browser).
+
+def _html_pages() -> list[Path]:
+    return sorted(p for p in HTML.rglob("*.html") if "_static" not in p.parts)
+
+
+def test_figures_page_headings_citation_and_lazy_images() -> None:
+    text = (HTML / "book" / "figures.html").read_text(encoding="utf-8")
+    stems = sorted({p.stem for p in (ROOT / "book" / "figures").iterdir()})
+    headings = [_text(h) for h in re.findall(r'<section id="figure-[^"]+">\s*<h2>(.*?)<a class="headerlink"', text, flags=re.S)]
+    assert len(headings) == len(stems), "one heading per figure"
+    slugs = [h for h in headings if h in stems or re.fullmatch(r"[a-z0-9-]+", h)]
+    assert not slugs, f"headings that are file names, not words from the caption: {slugs}"
+    assert text.count("How to cite a figure") == 1 and "Cite as:" not in text, "the citation text once, at the top"
+    images = IMG.findall(text.split('<article class="bd-article">', 1)[1])
+    assert len(images) == len(stems) and all('loading="lazy"' in tag for tag in images)
+    assert 'style="width: 60%' not in text, "figures full width"
+    links = {(HTML / "book" / href).resolve() for href in re.findall(r'<a class="reference external figure-full" href="([^"]+)"', text)}
+    for stem in stems:  # each image opens its SVG, copied beside the pages
+        svg = HTML / "book" / "figures" / f"{stem}.svg"
+        assert svg.resolve() in links and svg.is_file(), stem
+
+
+def test_every_image_opens_at_full_size() -> None:
+    unlinked = []
+    for page in _html_pages():
+        body = page.read_text(encoding="utf-8")
+        if '<article class="bd-article">' not in body:
+            continue
+        body = body.split('<article class="bd-article">', 1)[1]
+        for match in IMG.finditer(body):
+            before = body[: match.start()]
+            if before.rfind("<a ") <= before.rfind("</a>"):
+                unlinked.append(f"{page.relative_to(HTML)}: {match[0][:100]}")
+    assert not unlinked, unlinked
+
+
+def test_tab_titles_say_the_book_once() -> None:
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    book = config["title"].split(" \u2014 ")[0]
+    doubled = []
+    for page in _html_pages():
+        title = re.search(r"<title>(.*?)</title>", page.read_text(encoding="utf-8"), flags=re.S)
+        if title and html.unescape(title[1]).count(book) != 1:
+            doubled.append(f"{page.relative_to(HTML)}: {html.unescape(title[1])}")
+    assert not doubled, doubled
+
+
+def test_contents_show_words_not_labels() -> None:
+    raw = []
+    for page in _html_pages():
+        for toc in re.findall(r'<nav class="bd-toc-nav page-toc"[^>]*>(.*?)</nav>', page.read_text(encoding="utf-8"), flags=re.S):
+            raw += [f"{page.relative_to(HTML)}: {m}" for m in re.findall(r'class="xref[^"]*"[^>]*>(?:<span[^>]*>)?([^<]*)', toc)]
+    assert not raw, f"contents entries that print a reference's raw target: {raw}"
+
+
+def test_no_page_loads_the_theme_scripts_the_book_leaves_out() -> None:
+    loading = []
+    for page in _html_pages():
+        text = page.read_text(encoding="utf-8")
+        names = ["fontawesome.js"] + ([] if page.name == "search.html" else ["searchindex.js", "searchtools.js"])
+        loading += [f"{page.relative_to(HTML)}: {n}" for n in names if re.search(rf'<script[^>]*src="[^"]*{n}', text)]
+    assert not loading, loading
+
+
+def test_bibliography_labels_read_as_the_citations() -> None:
+    from pybtex.database import parse_file
+
+    text = (HTML / "book" / "references.html").read_text(encoding="utf-8")
+    labels = [_text(m) for m in re.findall(r'<span class="label"><span class="fn-bracket">\[</span>(.*?)<span class="fn-bracket">',
+                                             text, flags=re.S)]
+    data = parse_file(str(ROOT / "book" / "references.bib"), bib_format="bibtex")
+    assert len(labels) == len(set(labels)) == len(data.entries)
+    assert all(re.search(r", (\d{4}[a-z]?|n\.d\.)$", label) for label in labels), labels
+    assert {"Ferrettini et al., 2020a", "Ferrettini et al., 2020b"} <= set(labels)
+    # the citations in the text carry the same letters as the bibliography
+    chapter = " ".join(_text(p.read_text(encoding="utf-8")) for p in (HTML / "notebooks" / "05-coalitional-explanations").glob("*.html"))
+    assert "2020b" in chapter
+    # every DOI of references.bib is printed with its entry
+    for key, entry in data.entries.items():
+        if "doi" in entry.fields:
+            assert entry.fields["doi"] in html.unescape(text), key

@@ -113,7 +113,7 @@ def layout(pdf: Path) -> list[list[list[Word]]]:
 LONG_EQUATIONS = [
     # v^do_x(T) = h(E_do(...)[P(Y=1|X_A)]) = h(P(Y=1|do(X_T=x_T))), T ⊆ A: 656 px on one line,
     # the column is 600 px
-    ("(3.12)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
+    ("(3.10)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
     # the widest one that fits on one line: P(y|x) = ... , P(x) = sum_y' P(y') prod_i P(x_i|y')
     ("(4.1)", "class) gives", "Marginalising", "\U0001d443", ").", False),
     # eqs. (4.4)-(4.5), which break on a 400 px phone
@@ -143,8 +143,16 @@ def _equation(pages: list[list[list[Word]]], right: float, number: str, before: 
     above = [line for text, line in texts if before in text and max(w.y1 for w in line) < eqno.y1 - 1]
     below = [line for text, line in texts if text.startswith(after) and min(w.y0 for w in line) > eqno.y0]
     top = max((max(w.y1 for w in line) for line in above), default=0.0)
-    bottom = min((min(w.y0 for w in line) for line in below), default=float("inf"))
-    assert below, f"equation {number}: no line starting {after!r} below it on its page"
+    if below:
+        bottom = min(min(w.y0 for w in line) for line in below)
+    else:
+        # the equation ends its page: the paragraph after it starts the next page, and the
+        # equation's glyphs end above this page's footer (its page number, "N / M")
+        footer = [line for text, line in texts if re.fullmatch(r"\d+ / \d+", text)]
+        assert footer, f"equation {number}: no line starting {after!r} below it and no page number"
+        bottom = min(w.y0 for w in footer[-1])
+        below = [line for line in pages[index + 1] if " ".join(w.text for w in line).startswith(after)][:1]
+        assert below, f"equation {number}: no line starting {after!r} below it on its page or the next"
     glyphs = [w for _, line in texts for w in line if top < w.y < bottom and w is not eqno]
     return index, min(line[0].x0 for line in below), glyphs
 

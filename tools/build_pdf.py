@@ -51,8 +51,22 @@ PRINT_CSS = f"@page {{ size: A4; margin: 16mm {SIDE_MARGIN_MM}mm 18mm {SIDE_MARG
 .bd-page-width { max-width: 100% !important; }
 mjx-container[display="true"], div.math { overflow: visible !important; max-width: 100% !important; }
 mjx-container[display="true"] > mjx-math { font-size: 92%; }
-div.cell_output, pre { white-space: pre-wrap !important; word-break: break-word; }
-img { max-width: 100% !important; page-break-inside: avoid; }
+div.cell_output pre, pre { white-space: pre-wrap !important; word-break: break-word; }
+/* a table's numbers and words are not cut inside; only its headers may break a long word */
+div.cell_output table.dataframe td { word-break: normal !important; overflow-wrap: normal !important; }
+div.cell_output table.dataframe th { word-break: normal !important; overflow-wrap: anywhere !important; }
+/* a claim's text wraps to whatever width the page leaves it (on screen it keeps 14em and scrolls) */
+div.cell_output table.dataframe td.long-text { min-width: 0 !important; }
+/* folded code (set-up, figure drawing) stays folded on paper, where it cannot be opened: its
+   toggle alone on a page, before a figure moved to the next one, left an empty-looking page */
+details.hide.above-input { display: none !important; }
+/* a figure fits one page (a figure of stacked panels drawn for a phone is taller than the page is
+   long at the column's width: kept in one piece, it left a blank page before it); a figure's
+   caption stays on its page */
+figure { break-inside: avoid; page-break-inside: avoid; }
+figcaption { break-before: avoid; page-break-before: avoid; }
+img { max-width: 100% !important; max-height: 170mm !important; width: auto !important;
+      height: auto !important; object-fit: contain; page-break-inside: avoid; }
 table { font-size: 80%; }
 /* a long output (a table of 2^11 rows) may run over pages: never keep it in one piece; the theme's
    code blocks (div[class*=highlight-], flex columns kept in one piece) left a blank page before a

@@ -21,6 +21,9 @@
   minor): the corner over an unnamed index gets a name a screen reader reads, "row label"
   (visually hidden), and the other empty header cells, which label nothing (fillers beside
   index names, an empty index value), become data cells.
+- A folded code cell's toggle (tag ``hide-input``: myst-nb's ``<summary>`` labelled "Toggle hidden
+  content" over the words "Show code cell source") is named by the words it shows (axe-core rule
+  ``label-content-name-mismatch``, serious): the label is dropped.
 - ``book/_static/accessibility.js`` (added to every page) fixes two buttons the theme only
   shows when JavaScript runs (axe-core rule ``label-content-name-mismatch``, serious).
 
@@ -99,9 +102,19 @@ def name_table_headers(body: str) -> str:
     return _DATAFRAME.sub(lambda m: _name_headers(m.group(0)) if "<th></th>" in m.group(0) else m.group(0), body)
 
 
+_HIDDEN_CELL_SUMMARY = re.compile(r'(<details class="[^"]*\bhide\b[^"]*">\s*<summary) aria-label="Toggle hidden content"')
+
+
+def name_hidden_cells_by_their_text(body: str) -> str:
+    """A folded cell's toggle (myst-nb's ``<summary aria-label="Toggle hidden content">`` over "Show
+    code cell source") is named by the words it shows, not by another label."""
+    return _HIDDEN_CELL_SUMMARY.sub(r"\1", body)
+
+
 def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     if "body" in context:
-        context["body"] = name_table_headers(list_items_for_citations(context["body"]))
+        context["body"] = name_hidden_cells_by_their_text(
+            name_table_headers(list_items_for_citations(context["body"])))
 
 
 # An alternative text that is a file name or path, not a description: one token of path characters.

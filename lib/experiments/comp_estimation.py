@@ -21,6 +21,7 @@ from sklearn.svm import SVC
 
 import lib.data
 from lib import simplex as sx
+from lib.claims import Claim
 from lib.compositions import (
     Model,
     ShapleyCompositions,
@@ -30,9 +31,12 @@ from lib.compositions import (
     shap_sampling_compositions,
 )
 from lib.counting import CountingModel
+from lib.regenerate.result import Result
+from lib.shapley import sampling_rows
 from lib.validation import check_finite_inputs
 
-__all__ = ["BUDGETS", "ESTIMATORS", "N_BACKGROUND", "ROWS", "estimation_errors", "iris_setup"]
+__all__ = ["APPENDIX_D", "APPENDIX_E", "BUDGETS", "ESTIMATORS", "N_BACKGROUND", "N_SEEDS", "ROWS", "allocation_claim",
+           "estimation_errors", "iris_setup", "part_name", "units"]
 
 #: Budgets, in samples per explained row (each sample = 2 model rows).
 BUDGETS = [2**k for k in range(4, 15)]
@@ -40,6 +44,40 @@ BUDGETS = [2**k for k in range(4, 15)]
 ROWS = [0, 25, 54, 75, 100, 130]
 #: Background rows, drawn without replacement from iris with seed 0.
 N_BACKGROUND = 50
+#: Seeds of the stored run (``scripts/comp_estimation.py --seeds``): 0 .. N_SEEDS - 1.
+N_SEEDS = 20
+#: The seeds CI reruns on every run (``--check --cheap``): about 12 CPU s a seed.
+CHEAP_SEEDS = (0, 1, 2)
+SHOWN_IN = ("notebooks/02-shapley-compositions/06-estimation",)
+#: A seed's distances and efficiency gaps are written at full precision and their last digits
+#: follow the CPU's kernels (measured on seeds 0-2: up to 2e-10 apart between the stored files,
+#: main's d359491 on an AVX-512 machine and the same under OPENBLAS_CORETYPE=Prescott); allowed
+#: to move by 1e-9, far below the distances the notebook reads (1e-3 and above).
+VARIABLE = {"mean_distance": 1e-9, "max_distance": 1e-9, "efficiency_gap": 1e-9}
+
+#: The paper's words the estimators are tested against, quoted exactly (Appendices D and E).
+APPENDIX_D = "We want to optimally distribute the m_{\\max} drawn samples over the d features."
+APPENDIX_E = ("In this way, when ϵ goes to zero, the efficiency property is respected for the adjusted Shapley "
+              "compositions and more weight is given to the adjustments of the Shapley compositions with a higher "
+              "estimation variance.")
+
+
+def allocation_claim(ratios: pd.Series, cells: str) -> Claim:
+    """Appendix D's variance-driven allocation (Algorithm 2), tested against uniform allocation.
+
+    ``ratios`` holds Algorithm 2's error over uniform allocation's at an equal budget, one per
+    ``cells`` (e.g. "(seed, budget) cells from 256 samples"); the claim holds when their median is
+    below 1, and its spread and the count of cells where Algorithm 2 is better are shown beside it.
+    The foundations' estimators notebook and chapter 2's ``06-estimation`` test the one sentence
+    with it, so the two are one claim on the reproduction report.
+    """
+    r = pd.Series(ratios, dtype=float).dropna()
+    if r.empty:
+        raise ValueError("allocation_claim needs at least one error ratio")
+    return Claim("the variance-driven allocation (Algorithm 2) lowers the error at an equal budget", APPENDIX_D,
+                 "App. D", f"error ratio Algorithm 2 / uniform over {len(r)} {cells}: median {r.median():.2f} "
+                 f"(from {r.min():.2f} to {r.max():.2f}), lower in {int((r < 1).sum())}", bool(r.median() < 1))
+
 
 #: The estimators compared by :func:`estimation_errors`, in this order.
 ESTIMATORS = (
@@ -84,7 +122,7 @@ def estimation_errors(
     ``max_evals = 2 n_samples // m`` masked evaluations of ``m`` background rows each
     (skipped when that is less than one permutation, ``2 d + 1``).  ``estimators`` selects
     a subset (the results of each do not depend on which others run).  The adjusted variants
-    (Appendix E, eq. 18-19, ``eps``) reuse the draws of the unadjusted ones, at no extra
+    (Appendix E, Eq. (C18)-(C19), ``eps``) reuse the draws of the unadjusted ones, at no extra
     evaluation.  Every model call goes through a :class:`CountingModel`.  Seeds are
     derived from ``(seed, n_samples, estimator)``.
 
@@ -130,8 +168,9 @@ def estimation_errors(
             continue
         counter = CountingModel(f)
         raw = sample_shapley_compositions(
-            counter, Xa, bg, max_samples=int(n_samples), rng=np.random.default_rng([seed, n_samples, k]),
-            allocation=allocation, min_samples=min_samples, batch_size=batch_size,
+            counter, Xa, bg, max_rows=sampling_rows(int(n_samples), m=m),
+            rng=np.random.default_rng([seed, n_samples, k]), method=allocation,
+            **({"min_samples": min_samples, "batch_size": batch_size} if allocation == "variance" else {}),
         )
         assert raw.shapley.variances is not None
         adjusted = adjust_efficiency_compositions(
@@ -155,3 +194,20 @@ def estimation_errors(
 
 def _replace_values(res: ShapleyCompositions, ilr_values: np.ndarray) -> ShapleyCompositions:
     return dataclasses.replace(res, ilr_values=np.asarray(ilr_values, dtype=float))
+
+
+def part_name(seed: int) -> str:
+    """The file of one seed's errors, under ``data/derived/comp-estimation/``."""
+    return f"iris-seed{seed:02d}.csv"
+
+
+def units() -> list[Result]:
+    """The stored results of ``scripts/comp_estimation.py``: one per seed, then the gather step."""
+    script = "scripts/comp_estimation.py"
+    seeds = [Result(f"comp-estimation/seed-{s:02d}",
+                    (script, "--seeds", str(N_SEEDS), "--only-seeds", str(s), "--force"),
+                    (f"comp-estimation/{part_name(s)}",), ("iris",), variable=VARIABLE, engine=True,
+                    cheap=s in CHEAP_SEEDS, shown_in=SHOWN_IN) for s in range(N_SEEDS)]
+    gather_step = Result("comp-estimation", (script, "--gather-only"), ("comp-estimation-error-vs-budget.csv",),
+                         tuple(r.outputs[0] for r in seeds), variable=VARIABLE, cheap=True, shown_in=SHOWN_IN)
+    return [*seeds, gather_step]

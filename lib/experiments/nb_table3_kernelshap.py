@@ -1,4 +1,4 @@
-"""Table 3 of Lemaire et al. (§5.3): KernelSHAP against eq. 10 on one data set, the protocol.
+"""Table 3 of Lemaire et al. (§5.3): KernelSHAP against Eq. (L10) on one data set, the protocol.
 
 Its home: the paper's numbers and data sets (:data:`PAPER`, :data:`DATASETS`), the protocol of the experiment (:func:`table3_protocol`, one data set; its result
 :class:`Table3Run`), built from the functions of :mod:`lib.kernel_comparison`.
@@ -25,8 +25,9 @@ from lib.kernel_comparison import (
     naive_bayes_output,
 )
 from lib.naive_bayes import NaiveBayesTables, shapley_values
+from lib.regenerate.result import Result
 
-__all__ = ["DATASETS", "PAPER", "Table3Run", "table3_protocol"]
+__all__ = ["DATASETS", "LOAD_KWARGS", "PAPER", "SPREAD_SEEDS", "Table3Run", "table3_protocol", "units"]
 
 #: The paper's Table 3 (N_k, Pearson, Kendall) and Table 1 (#Var), with our loader names; the
 #: correlations as printed (text: their last digit sets the reproduction report's tolerance).
@@ -44,6 +45,23 @@ PAPER = pd.DataFrame(
     columns=["data set", "dataset", "N_k", "pearson", "kendall", "n_var"])
 #: The ten data sets in the paper's order: the paper's name -> our loader's name.
 DATASETS: dict[str, str] = dict(zip(PAPER["data set"], PAPER["dataset"]))
+#: Telco and Breast keep their identifier column, as the paper's Khiops dictionaries do
+#: (Khiops does not select it); the loaders' keyword arguments (Tables 1 to 3 alike).
+LOAD_KWARGS = {"telco": {"drop_ids": False}, "breast-wisconsin": {"drop_ids": False}}
+#: The spread of Table 3 (``scripts/nb_table3_kernelshap.py --seeds S``): seeds 1-3 on every data
+#: set, 4-7 on the four whose rows are drawn (their spread is the widest).
+SPREAD_SEEDS: dict[int, tuple[str, ...]] = {1: tuple(DATASETS.values()), 2: tuple(DATASETS.values()),
+                                            3: tuple(DATASETS.values()),
+                                            **{s: ("telco", "twonorm", "adult", "spambase") for s in (4, 5, 6, 7)}}
+#: The data sets whose units (every seed) CI reruns on every run: about 10 CPU s a unit; the
+#: others 10 s to 10 min.
+CHEAP = ("tic-tac-toe", "cervical", "crx", "ionosphere", "breast-wisconsin", "german-numeric")
+#: The run summaries' columns that vary: seconds, and KernelSHAP's distance to Eq. (L10) where it
+#: enumerates every coalition (and to Eq. (L10)'s background expectation), rounding noise, 1e-15 to
+#: 1e-13, whose digits depend on the BLAS kernel (spambase: 2.48e-15 on one machine, 2.43e-15 on
+#: another); allowed to move by 1e-12, far below the sampled distances (1e-3 to 1e-1) the chapter reads.
+VARIABLE = {"seconds": None, "seconds per explained row": None, "log-odds vs eq10 *": 1e-12}
+SHOWN_IN = ("notebooks/01-naive-bayes/03-kernelshap",)
 
 
 @dataclass(frozen=True)
@@ -59,9 +77,9 @@ class Table3Run:
     explain, background
         Row indices (into the data set) of the explained and background rows.
     ours
-        Eq. 10 (expectation over the training frequencies), ``(n, d)``.
+        Eq. (L10) (expectation over the training frequencies), ``(n, d)``.
     ours_background
-        Eq. 10 with the expectation over the background rows
+        Eq. (L10) with the expectation over the background rows
         (:func:`background_shapley_values`), ``(n, d)``.
     kernel_proba, kernel_log_odds
         KernelSHAP on ``P(Y_1|x)`` (the paper's) and on the log-odds (ours), ``(n, d)``,
@@ -96,8 +114,8 @@ class Table3Run:
 
     def summary(self) -> dict[str, Any]:
         """Table 3's two correlations on ``P(Y|X)`` (the paper's comparison), the same on
-        the log-odds, and the local errors of KernelSHAP on the log-odds against eq. 10
-        and against eq. 10 with the background expectation."""
+        the log-odds, and the local errors of KernelSHAP on the log-odds against Eq. (L10)
+        and against Eq. (L10) with the background expectation."""
         g = self.global_table()
         out: dict[str, Any] = {"n_explain": len(self.explain), "n_background": len(self.background),
                                "d": len(self.feature_names), "nsamples": self.nsamples,
@@ -131,7 +149,7 @@ def table3_protocol(
     ``n_background`` background rows with :func:`choose_rows` (``rng =
     np.random.default_rng(seed)``), runs :func:`kernel_shap` once on the two-output model
     (``P(Y_1|x)``, log-odds) with ``l1_reg=False`` and shap's global generator seeded
-    with ``seed``, and computes eq. 10 on the same rows.
+    with ``seed``, and computes Eq. (L10) on the same rows.
     """
     parts = tables.check_parts(parts)
     rng = np.random.default_rng(seed)
@@ -157,3 +175,26 @@ def table3_protocol(
         nsamples=nsamples,
         exhaustive=bool(budget >= 2**d - 2),
     )
+
+
+def units() -> list[Result]:
+    """The stored results of ``scripts/nb_table3_kernelshap.py``: one per data set, the 300-row run on
+    Adult, one per data set and seed of :data:`SPREAD_SEEDS`, then the gather step."""
+    script = "scripts/nb_table3_kernelshap.py"
+
+    def unit(name: str, stem: str, args: tuple[str, ...], dataset: str, **kwargs: Any) -> Result:
+        return Result(name, (script, *args), (f"nb-table3/{stem}.csv", f"nb-table3/{stem}.json"), (dataset,),
+                      variable=VARIABLE, shown_in=SHOWN_IN, **kwargs)
+
+    main = [unit(f"nb-table3/{d}", d, ("--datasets", d, "--force", "--no-gather"), d, engine=True, cheap=d in CHEAP)
+            for d in DATASETS.values()]
+    extra = unit("nb-table3/adult-300-rows", "adult-300-rows", ("--datasets", "adult", "--rows", "300",
+                                                                "--name-suffix=-300-rows", "--no-gather", "--force"),
+                 "adult")
+    spread = [unit(f"nb-table3/seed-{s}/{d}", f"seed-{s}/{d}", ("--seeds", str(s), "--datasets", d, "--force",
+                                                                "--no-gather"), d, engine=True, cheap=d in CHEAP)
+              for s, names in SPREAD_SEEDS.items() for d in names]
+    gather_step = Result("nb-table3", (script, "--gather-only"),
+                         ("nb-table3.csv", "nb-table3-log-odds.csv", "nb-table3-spread.csv"),
+                         tuple(r.outputs[1] for r in main + spread), cheap=True, shown_in=SHOWN_IN)
+    return [*main, extra, *spread, gather_step]

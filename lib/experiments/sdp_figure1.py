@@ -1,8 +1,8 @@
 """Amoukou & Brunel's claims about their Figure 1 (§3.2), as tests on one instance's SDPs.
 
-Its home: the paper's words (:data:`FIGURE1_PAPER`), the claim record (:class:`Figure1Claim`)
-and the six tests (:func:`figure1_claims`, with the LUCAS variables of the paper's figure as
-defaults), built on the exact SDP and Swing Shapley values of :mod:`lib.sdp`.
+Its home: the paper's words (:data:`FIGURE1_PAPER`, quoted exactly) and the six tests
+(:func:`figure1_claims`, with the LUCAS variables of the paper's figure as defaults, each a
+:class:`lib.claims.Claim`), built on the exact SDP and Swing Shapley values of :mod:`lib.sdp`.
 ``notebooks/03-same-decision-probability/03-swing-shapley-figure-1`` tests them on the exact
 SDPs (``data/derived/sdp-figure1-claims.csv``) and ``04-estimated-sdp`` on estimated ones.
 """
@@ -10,40 +10,27 @@ SDPs (``data/derived/sdp-figure1-claims.csv``) and ``04-estimated-sdp`` on estim
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from lib import shapley as sh
+from lib.claims import Claim, Threshold
 from lib.sdp import check_pi, check_sdp, swing_decomposition, swing_game
 from lib.validation import is_number
 
-__all__ = ["FIGURE1_PAPER", "Figure1Claim", "figure1_claims"]
+__all__ = ["FIGURE1_PAPER", "figure1_claims"]
 
 
-#: Amoukou & Brunel §3.2, their words about Figure 1 (one entry per claim of :func:`figure1_claims`).
+#: Amoukou & Brunel §3.2, their words about Figure 1, quoted exactly (one entry per test of
+#: :func:`figure1_claims`; the two tests of (iii) quote their one sentence alike: one claim).
 FIGURE1_PAPER: dict[str, str] = {
-    "i": "all the features have the same Swing-SV for low values of pi (below 0.7)",
-    "ii": "for higher probability pi, the three expected variables (Smoking, Coughing, Genetic) stand out",
-    "iii-a": "the variables Fatigue, Allergy seem important",
-    "iii-b": "the remaining variables have almost zero contributions",
+    "i": "all the features have the same Swing-SV for low values of π (below 0.7)",
+    "ii": "For higher probability π, the three expected variables (Smoking, Coughing, Genetic) stand out.",
+    "iii-a": "The variables Fatigue, Allergy seems important, but the remaining variables have almost zero contributions.",
+    "iii-b": "The variables Fatigue, Allergy seems important, but the remaining variables have almost zero contributions.",
     "iv": "important variables do not make any reverse-swings",
-    "v": "reverse-swings dominate for noisy variables",
+    "v": "Even more, reverse-swings dominate for noisy variables.",
 }
-
-
-@dataclass(frozen=True)
-class Figure1Claim:
-    """One claim of the paper about its Figure 1, turned into a test on our numbers.
-
-    ``claim`` names the test, ``paper`` quotes the paper (:data:`FIGURE1_PAPER`), ``ours`` says
-    what our numbers are and ``holds`` is the test's result, computed from them.
-    """
-
-    claim: str
-    paper: str
-    ours: str
-    holds: bool
 
 
 def _names(features: Sequence[str], names: Iterable[str], what: str) -> list[str]:
@@ -66,7 +53,7 @@ def figure1_claims(
     low: float = 0.7,
     small: float = 0.25,
     step: float = 0.005,
-) -> list[Figure1Claim]:
+) -> list[Claim]:
     """Test the six claims of Amoukou & Brunel §3.2 about their Figure 1 on one instance's SDPs.
 
     ``sdp`` holds the ``2**d`` SDPs of one instance (:func:`same_decision_probability`); the
@@ -79,10 +66,12 @@ def figure1_claims(
             (ties, equal to 10 decimals, broken by name);
     (iii-a) every variable of ``seem_important`` has a larger value than every variable
             outside the Markov ``blanket`` at ``pi``;
-    (iii-b) every variable outside the blanket has ``|value| < small * max value`` at ``pi``;
+    (iii-b) every variable outside the blanket has ``|value| <= small * max value`` at ``pi``
+            (``small`` is ours: the claim carries the range of thresholds over which it stands);
     (iv)    the ``expected`` variables make no reverse swing at ``pi``;
     (v)     for most of the noise variables (outside the blanket, not in ``null_players``),
-            the Shapley-weighted reverse swings exceed the swings at ``pi``.
+            the Shapley-weighted reverse swings exceed the swings at ``pi`` ("most": a share above
+            one half, ours, with the range over which the verdict stands).
 
     Raises ``ValueError`` for a batch of instances, names that are not features, or no noise
     variable.
@@ -124,38 +113,44 @@ def figure1_claims(
     with_reverse = [f for f in blanket if split.n_reverse_swings[idx[f]] > 0]
     dominated = [f for f in noise if split.reverse_swings[idx[f]] > split.swings[idx[f]]]
     k = len(expected)
+    share = float(np.abs(out_values).max() / at.max()) if at.max() > 0 else float("inf")
+    almost_zero = Threshold("max |Swing-SV| outside the blanket / largest value <= t", small, round(share, 6))
+    # "dominate for noisy variables": read as reverse swings outweighing swings for most (a share t = 1/2, ours)
+    most = Threshold("share of the noise variables whose reverse swings outweigh their swings > t", 0.5,
+                     round(len(dominated) / len(noise), 6), "at least")
+    where = "§3.2"
     claims = [
-        Figure1Claim(
-            f"(i) all Swing-SVs equal for every pi <= {low:g}", FIGURE1_PAPER["i"],
+        Claim(
+            f"(i) all Swing-SVs equal for every pi <= {low:g}", FIGURE1_PAPER["i"], where,
             f"largest spread for pi <= {low:g}: {spread:.3f}; "
             + (f"all equal up to pi = {equal.max():g}" if equal.size else "never all equal"),
             spread < 1e-12),
-        Figure1Claim(
-            f"(ii) {', '.join(expected)} are the top {k} at pi = {pi:g}", FIGURE1_PAPER["ii"],
+        Claim(
+            f"(ii) {', '.join(expected)} are the top {k} at pi = {pi:g}", FIGURE1_PAPER["ii"], where,
             f"top {k}: {', '.join(sorted(top))}; " + ", ".join(f"{f} rank {rank[f]}" for f in expected),
             set(top) == set(expected)),
-        Figure1Claim(
+        Claim(
             f"(iii) {' and '.join(seem_important)} above every non-blanket variable at pi = {pi:g}",
-            FIGURE1_PAPER["iii-a"],
+            FIGURE1_PAPER["iii-a"], where,
             ", ".join(f"{f} {at[idx[f]]:.3f}" for f in seem_important)
             + f"; largest non-blanket {out_values.max():.3f} ({largest_out})",
             bool(min(at[idx[f]] for f in seem_important) > out_values.max())),
-        Figure1Claim(
+        Claim(
             f"(iii) every non-blanket |Swing-SV| below {small:g} times the largest value at pi = {pi:g}",
-            FIGURE1_PAPER["iii-b"],
+            FIGURE1_PAPER["iii-b"], where,
             f"largest |Swing-SV| outside the blanket {np.abs(out_values).max():.3f} ({largest_abs_out}), "
             f"largest value {at.max():.3f}",
-            bool(np.abs(out_values).max() < small * at.max())),
-        Figure1Claim(
-            f"(iv) {', '.join(expected)} make no reverse swings at pi = {pi:g}", FIGURE1_PAPER["iv"],
+            almost_zero.holds, (almost_zero,)),
+        Claim(
+            f"(iv) {', '.join(expected)} make no reverse swings at pi = {pi:g}", FIGURE1_PAPER["iv"], where,
             f"reverse swings of {', '.join(expected)}: {reverse_expected}; "
             f"blanket variables with reverse swings: {', '.join(with_reverse) or 'none'}",
             reverse_expected == 0),
-        Figure1Claim(
+        Claim(
             f"(v) reverse swings outweigh swings for most of the {len(noise)} noise variables at pi = {pi:g}",
-            FIGURE1_PAPER["v"],
+            FIGURE1_PAPER["v"], where,
             f"reverse swings outweigh swings for {', '.join(dominated) or 'none'} ({len(dominated)} of {len(noise)})",
-            len(dominated) > len(noise) / 2),
+            most.holds, (most,)),
     ]
     return claims
 

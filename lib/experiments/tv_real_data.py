@@ -4,21 +4,29 @@ Its home: the data sets and the protocol's parameters (:data:`REAL_DATA_POSITIVE
 :data:`REAL_DATA_PROTOCOL`), the data side (:func:`prepare_real_data`, returning a
 :class:`RealDataSetting`), the classifiers (:data:`MODEL_KINDS`, :func:`real_data_model`) and
 the unit of comparison (:func:`compare_with_shapley`, summarised by
-:func:`summarise_comparison`), built on the method of :mod:`lib.typical_value`.
-``scripts/tv_real_data.py`` runs the whole grid from the command line;
-``notebooks/04-typical-value-contributions/03-real-data`` and ``04-verdict`` import this
-module to run single cases live and to read the stored results.
+:func:`summarise_comparison`), built on the method of :mod:`lib.typical_value`; one data set
+prepared by the protocol in one call (:func:`real_data_setting`); the unit of work of the
+stored run (:func:`run_dataset`: every classifier on one data set, gathered by :func:`gather`)
+and the stored results it declares (:func:`units`). ``scripts/tv_real_data.py`` runs the whole
+grid from the command line; ``notebooks/04-typical-value-contributions/03-real-data`` and
+``04-verdict`` (and ``benchmarks/tv_speed.py``) import this module to run single cases live and
+to read the stored results.
 """
 
 from __future__ import annotations
 
+import sys
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from tqdm import tqdm
 
+from lib import data
+from lib.regenerate.result import Result
 from lib.shapley import ShapleyResult
 from lib.typical_value import (
     ArrayOrFrame,
@@ -32,16 +40,39 @@ from lib.typical_value import (
 from lib.validation import check_rows, is_categorical
 
 __all__ = [
+    "DRAFT",
     "MODEL_KINDS",
     "REAL_DATA_POSITIVE",
     "REAL_DATA_PROTOCOL",
     "RealDataSetting",
     "compare_with_shapley",
+    "gather",
     "prepare_real_data",
     "real_data_model",
+    "real_data_setting",
+    "run_dataset",
     "summarise_comparison",
+    "units",
 ]
 
+
+#: The draft's words that ``04-verdict`` scores, quoted exactly (an ellipsis stands for the draft's
+#: inline formulas), with the heading of the draft's section they stand under.
+DRAFT: dict[str, tuple[str, str]] = {
+    "bias": ("where bias term ensures equality", "theory"),
+    "naive Bayes": ("where \\( C(X) \\) is a constant which depends on the sample's data only", "theory"),
+    "uninformative": ('by feeding the most "typical value" of … to our classifier, it treats … as uninformative for '
+                      "predicting positive class", "practice"),
+    "unbalanced": ("For unbalanced classification (with negative examples being far more common), we suggest using a "
+                   "typical value", "practice"),
+    "most significant": ("The feature with the largest \\( \\log f_{-i} \\) value is the most significant.", "practice"),
+    "comparable": ("Moreover contributions can be compared across samples that were given the same probabilities.",
+                   "practice"),
+    "calibrated": ("The method assumes that the supplied classifier \\(f\\) is well-calibrated and outputs correct "
+                   "probabilities.", "assumptions"),
+    "cheap": ("Our algorithm approximates the summation further by plucking out just one term from it where most "
+              "probability mass is concentrated", "evaluating p_-k"),
+}
 
 #: The classifiers of the real-data evaluation (:func:`real_data_model`).
 MODEL_KINDS = ("logistic", "gradient-boosting", "naive-bayes")
@@ -58,6 +89,18 @@ REAL_DATA_POSITIVE: dict[str, Any] = {
 
 #: The protocol parameters of the real-data evaluation (:func:`prepare_real_data`).
 REAL_DATA_PROTOCOL: dict[str, Any] = dict(max_features=8, n_background=100, n_explain=50, test_size=0.3, seed=0)
+
+#: Where the stored run goes (``scripts/tv_real_data.py``): one pair of files per data set, then gathered.
+OUT_DIR = data.REPO_ROOT / "data" / "derived" / "tv-real"
+GATHERED = data.REPO_ROOT / "data" / "derived" / "tv-real-vs-shapley.csv"
+MODELS_CSV = data.REPO_ROOT / "data" / "derived" / "tv-real-models.csv"
+DATASETS_CSV = data.REPO_ROOT / "data" / "derived" / "tv-real-datasets.csv"
+#: The columns one line of the gathered summary is about.
+KEYS = ["data set", "model", "calibrated", "scale", "method"]
+#: The data sets CI reruns on every run (``--check --cheap``): the two small ones.
+CHEAP = ("keel-haberman", "cervical")
+SHOWN_IN = ("notebooks/04-typical-value-contributions/03-real-data",
+            "notebooks/04-typical-value-contributions/04-verdict")
 
 
 def compare_with_shapley(
@@ -322,3 +365,110 @@ def real_data_model(kind: str, calibrated: bool, X_train: pd.DataFrame, *, seed:
     else:
         raise ValueError(f"kind must be one of {MODEL_KINDS}, got {kind!r}")
     return CalibratedClassifierCV(base, method="sigmoid", cv=5) if calibrated else base
+
+
+# ----------------------------------------------------------------------------- the stored run
+def real_data_setting(name: str, **protocol: Any) -> RealDataSetting:
+    """Data set ``name`` (:func:`lib.data.load`) prepared by :func:`prepare_real_data` with its positive
+    class (:data:`REAL_DATA_POSITIVE`) and the protocol (:data:`REAL_DATA_PROTOCOL`, updated by ``protocol``)."""
+    if name not in REAL_DATA_POSITIVE:
+        raise ValueError(f"{name!r} is not a data set of the real-data evaluation; known: {list(REAL_DATA_POSITIVE)}")
+    X, y = data.load(name)
+    return prepare_real_data(name, X, y, REAL_DATA_POSITIVE[name], **{**REAL_DATA_PROTOCOL, **protocol})
+
+
+def fitted_model(kind: str, calibrated: bool, s: RealDataSetting) -> Any:
+    """:func:`real_data_model` fitted on the training split of ``s`` (seeded by the protocol)."""
+    with warnings.catch_warnings():
+        # KBinsDiscretizer (inside WeightedNaiveBayes) drops empty quantile bins of
+        # features with many tied values (e.g. haberman's node count) and says so: expected
+        warnings.filterwarnings("ignore", message="Bins whose width are too small")
+        return real_data_model(kind, calibrated, s.X_train, seed=REAL_DATA_PROTOCOL["seed"]).fit(s.X_train, s.y_train)
+
+
+def compare_model(s: RealDataSetting, kind: str, calibrated: bool) -> tuple[pd.DataFrame, dict]:
+    """Records of one (data set, model, calibration) and the model's test-split quality."""
+    from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+
+    model = fitted_model(kind, calibrated, s)
+    typical = s.typical_values()  # on the training split as given (before imputation)
+    rec, shap_res = compare_with_shapley(model, s.rows, s.background, typical)
+    gap = float(np.abs(shap_res.efficiency_gap()).max())
+    if gap > 1e-9:
+        raise AssertionError(f"{s.name} {kind}: exact Shapley values violate efficiency by {gap:.3g}")
+    rec.insert(0, "y", s.rows_y[rec["row"].to_numpy()])
+    for col, val in (("calibrated", calibrated), ("model", kind), ("data set", s.name)):
+        rec.insert(0, col, val)
+    p = model.predict_proba(s.X_test)[:, 1]
+    quality = {"data set": s.name, "model": kind, "calibrated": calibrated,
+               "test AUC": roc_auc_score(s.y_test, p), "test log-loss": log_loss(s.y_test, p),
+               "test Brier": brier_score_loss(s.y_test, p), "mean f (test)": p.mean(),
+               "positive share (test)": s.y_test.mean()}
+    return rec, quality
+
+
+def is_done(name: str) -> bool:
+    """Whether both files of data set ``name`` are stored."""
+    return (OUT_DIR / f"{name}.csv").exists() and (OUT_DIR / f"{name}-models.csv").exists()
+
+
+def run_dataset(name: str, force: bool, progress: bool = True) -> None:
+    """One unit: every (model, calibration) on data set ``name``, written to tv-real/<name>*.csv."""
+    out, out_models = OUT_DIR / f"{name}.csv", OUT_DIR / f"{name}-models.csv"
+    if is_done(name) and not force:
+        tqdm.write(f"{name}: present, skipped (--force to redo)", file=sys.stderr)
+        return
+    s = real_data_setting(name)
+    recs, quals = [], []
+    grid = [(k, c) for k in MODEL_KINDS for c in (False, True)]
+    for kind, calibrated in tqdm(grid, desc=name, file=sys.stderr, leave=False, disable=not progress):
+        rec, q = compare_model(s, kind, calibrated)
+        recs.append(rec)
+        quals.append(q)
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    pd.concat(recs, ignore_index=True).to_csv(out, index=False, float_format="%.10g")
+    pd.DataFrame(quals).to_csv(out_models, index=False, float_format="%.10g")
+
+
+def run_unit(name: str, force: bool, progress: bool) -> str:
+    """:func:`run_dataset` with one OpenMP thread (set in the worker that runs the unit)."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        run_dataset(name, force, progress)
+    return name
+
+
+def dataset_info(name: str) -> dict:
+    """One line of ``tv-real-datasets.csv``: the data set's size and what the protocol keeps of it."""
+    X, y = data.load(name)
+    s = real_data_setting(name)
+    return {"data set": name, "rows": len(X), "features": X.shape[1],
+            "positive share": float(np.mean(np.asarray(y) == REAL_DATA_POSITIVE[name])),
+            "features kept": len(s.selected), "kept (mutual information)": "; ".join(s.selected),
+            "explained rows": len(s.rows), "explained positives": int(s.rows_y.sum()),
+            "background rows": len(s.background)}
+
+
+def gather(names: Sequence[str]) -> None:
+    """Gather the stored data sets among ``names`` into the three tables of ``data/derived/``."""
+    present = [n for n in names if (OUT_DIR / f"{n}.csv").exists()]
+    if not present:
+        return
+    recs = pd.concat([pd.read_csv(OUT_DIR / f"{n}.csv") for n in present], ignore_index=True)
+    summary = summarise_comparison(recs, by=KEYS).reset_index()
+    summary.round(4).to_csv(GATHERED, index=False)
+    pd.concat([pd.read_csv(OUT_DIR / f"{n}-models.csv") for n in present]).round(4).to_csv(MODELS_CSV, index=False)
+    pd.DataFrame([dataset_info(n) for n in present]).round(4).to_csv(DATASETS_CSV, index=False)
+    print(f"gathered {len(present)} data sets into {GATHERED.relative_to(data.REPO_ROOT)}")
+
+
+def units() -> list[Result]:
+    """The stored results of ``scripts/tv_real_data.py``: one per data set, then the gather step."""
+    script = "scripts/tv_real_data.py"
+    parts = [Result(f"tv-real/{d}", (script, "--datasets", d, "--force"),
+                    (f"tv-real/{d}.csv", f"tv-real/{d}-models.csv"), (d,), engine=True, cheap=d in CHEAP, shown_in=SHOWN_IN) for d in REAL_DATA_POSITIVE]
+    gather_step = Result("tv-real", (script, "--gather-only"),
+                         tuple(p.relative_to(OUT_DIR.parent).as_posix() for p in (GATHERED, MODELS_CSV, DATASETS_CSV)),
+                         tuple(p.outputs[0] for p in parts) + tuple(REAL_DATA_POSITIVE), cheap=True, shown_in=SHOWN_IN)
+    return [*parts, gather_step]

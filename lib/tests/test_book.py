@@ -220,3 +220,59 @@ def test_long_runs_show_progress_and_resume(script: Path) -> None:
     assert "--force" in done.stdout
     shown_in = (REPO_ROOT / "data" / "derived" / "README.md").read_text(encoding="utf-8")
     assert f"scripts/{script.name}" in shown_in, f"data/derived/README.md does not say what {script.name} writes"
+
+
+#: Longest code cell a page may show (tools/tag_cells.py tags set-up cells and lists the others).
+MAX_SHOWN_LINES = 40
+#: Tags that take a cell's code off the page (myst-nb): removed, or folded behind a click.
+NOT_SHOWN = {"remove-input", "hide-input", "remove-cell", "hide-cell"}
+
+
+def test_no_code_cell_shown_on_a_page_is_longer_than_40_lines() -> None:
+    long = []
+    for nb in _notebooks():
+        for k, cell in enumerate(_code_cells(nb)):
+            lines = len("".join(cell["source"]).splitlines())
+            if lines > MAX_SHOWN_LINES and not NOT_SHOWN & set(cell.get("metadata", {}).get("tags", [])):
+                long.append(f"{nb.relative_to(REPO_ROOT)}: code cell {k} shows {lines} lines")
+    assert not long, ("code cells shown on a page over 40 lines (split them, move their logic into lib, or "
+                      f"run tools/tag_cells.py if they only set up): {long}")
+
+
+_TD = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.S)
+
+
+def _stored_tables() -> list[tuple[str, str]]:
+    tables = []
+    for nb in _notebooks():
+        for k, cell in enumerate(_code_cells(nb)):
+            for out in cell.get("outputs", []):
+                html = "".join(out.get("data", {}).get("text/html", []))
+                if "<table" in html:
+                    tables.append((f"{nb.relative_to(REPO_ROOT)}: code cell {k}", html))
+    return tables
+
+
+def test_stored_tables_show_every_cell_whole_and_no_nan() -> None:
+    """pandas cuts a cell at display.max_colwidth with "...", elides rows and columns past
+    display.max_rows/max_columns with "...", and prints a missing value as NaN: none of these may
+    reach a page (set the options to None where a table is shown; an empty cell is empty, or says why)."""
+    tables = _stored_tables()
+    assert tables
+    bad = []
+    for where, html in tables:
+        for cell in _TD.findall(html):
+            text = re.sub(r"<[^>]+>", "", cell).strip()
+            if text.endswith(("...", "…")) or text in {"NaN", "nan", "<NA>", "NaT", "None"}:
+                bad.append(f"{where}: {text[-60:]!r}")
+    assert not bad, f"table cells cut, elided or NaN: {bad[:40]} ({len(bad)} in all)"
+
+
+def test_listings_render_docstring_roles_as_the_page_prints_them() -> None:
+    # a {literalinclude} of lib shows its docstring: its roles must not reach the reader raw
+    listings = _compendium("listings")
+    text = ('    """Book: :ref:`eq-nb-shapley`, :ref:`eq-nb-unknown` (notebooks/x.ipynb).\n'
+            '    Uses :func:`~lib.shapley.exact_shapley` and :class:`NaiveBayesTables` (book eq. ``eq-nb-shapley``)."""')
+    assert listings.render_roles(text, {"eq-nb-shapley": "L10"}) == (
+        '    """Book: Eq. (L10), eq-nb-unknown (notebooks/x.ipynb).\n'
+        '    Uses ``lib.shapley.exact_shapley`` and ``NaiveBayesTables`` (Eq. (L10))."""')

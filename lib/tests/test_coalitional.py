@@ -622,3 +622,32 @@ def test_sparse_coalitional_influence_bad_input():
         co.coalitional_influence_interventional(two, X[:, :4], B[:, :4], [[0, 1], [2, 3]])
     with pytest.raises(ValueError, match="overlap"):
         co.coalitional_influence_interventional(_smooth, X, B, [[0]], overlap="sum")
+
+
+# ---------------------------------------------------------------------------
+# coalitional_explanation: the same influences as a result object (issue 32)
+# ---------------------------------------------------------------------------
+
+
+def test_coalitional_explanation_is_the_influence_with_base_and_outputs():
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(21)
+    X = pd.DataFrame(rng.normal(size=(80, 4)), columns=list("abcd"))
+    y = (X["a"] + X["b"] * X["c"] > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    explain, bg = X.iloc[:5], X.iloc[40:60]
+    res = co.coalitional_explanation(model, explain, bg, [("a", "b"), ("c", "d")], output=1)
+
+    def f(Z):
+        return model.predict_proba(Z)[:, 1]
+
+    np.testing.assert_array_equal(res.values, co.coalitional_influence_interventional(f, explain, bg, [(0, 1), (2, 3)]))
+    np.testing.assert_allclose(res.outputs, f(explain), atol=1e-15)
+    np.testing.assert_allclose(res.base_values, f(bg).mean(), atol=1e-15)
+    assert res.feature_names == list("abcd") and res.output_names == ["1"]
+    # one group of every attribute: the complete influence, efficient
+    whole = co.coalitional_explanation(f, explain, bg, [("a", "b", "c", "d")])
+    np.testing.assert_allclose(whole.efficiency_gap(), 0.0, atol=1e-12)
+    with pytest.raises(ValueError, match="output="):
+        co.coalitional_explanation(model, explain, bg, [("a", "b"), ("c", "d")])

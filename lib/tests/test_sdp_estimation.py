@@ -211,3 +211,50 @@ def test_path_dependent_sdp_refuses_forests_and_bad_rows():
         se.path_dependent_sdp(tree, [0, 1, 1], 0)
     with pytest.raises(ValueError):
         se.path_dependent_sdp(tree, [0, 1], 2)
+
+
+# ---------------------------------------------------------------------------
+# swing_explanation: Swing Shapley values of any model's decisions (issue 32)
+# ---------------------------------------------------------------------------
+
+
+def _binary_problem(seed: int = 0):
+    from sklearn.ensemble import RandomForestClassifier
+
+    rng = np.random.default_rng(seed)
+    Z = rng.integers(0, 2, size=(500, 4))
+    y = ((Z[:, 0] & Z[:, 1]) | (rng.random(500) < 0.1)).astype(int)
+    return Z, RandomForestClassifier(n_estimators=15, random_state=0).fit(Z, y)
+
+
+def test_swing_explanation_is_swing_shapley_of_the_empirical_sdp_of_the_models_decisions():
+    from lib import sdp as sd
+
+    Z, model = _binary_problem()
+    X = Z[:6]
+    res = se.swing_explanation(model, X, Z, pi=0.8, threshold=0.4)
+    decide = lambda rows: (model.predict_proba(rows)[:, 1] >= 0.4).astype(int)  # noqa: E731
+    est = se.empirical_sdp(Z, decide(Z), X, decide(X))
+    sdp = est.sdp.copy()
+    sdp[:, -1] = 1.0
+    np.testing.assert_array_equal(res.values, sd.swing_shapley(sdp, 0.8))
+    np.testing.assert_allclose(res.efficiency_gap(), 0.0, atol=1e-12)
+    np.testing.assert_array_equal(res.base_values, (sdp[:, 0] >= 0.8).astype(float))
+    forest = se.swing_explanation(model, X, Z, pi=0.8, threshold=0.4, estimator="forest", forest=model)
+    fsdp = se.forest_sdp(model, Z, decide(Z), X, decide(X)).sdp
+    np.testing.assert_array_equal(forest.values, sd.swing_shapley(fsdp, 0.8))
+    # a callable returning the positive class's probability gives the same values
+    by_function = se.swing_explanation(lambda rows: model.predict_proba(rows)[:, 1], X, Z, pi=0.8, threshold=0.4)
+    np.testing.assert_array_equal(by_function.values, res.values)
+
+
+def test_swing_explanation_names_an_undefined_sdp_and_bad_options():
+    Z, model = _binary_problem(1)
+    data = Z[(Z[:, 2] == 0)]                       # no row of the data has x2 = 1
+    X = np.array([[1, 1, 1, 0], [0, 0, 0, 0]])
+    with pytest.raises(ValueError, match="row 0 is undefined"):
+        se.swing_explanation(model, X, data, pi=0.9)
+    with pytest.raises(ValueError, match="forest="):
+        se.swing_explanation(model, X, Z, estimator="forest")
+    with pytest.raises(ValueError, match="positive class"):
+        se.swing_explanation(model, X, Z, positive=7)

@@ -322,12 +322,12 @@ def test_sampling_is_unbiased_and_its_variance_is_honest():
     X, B = rng.normal(size=(1, 4)), rng.normal(size=(30, 4))
     exact = sh.exact_shapley(_nonlinear, X, B).values[0]
     reps = np.array([
-        sh.sample_shapley(_nonlinear, X, B, max_samples=200, rng=rng, allocation="uniform").values[0]
+        sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), rng=rng, method="uniform").values[0]
         for _ in range(200)
     ])
     se = reps.std(axis=0) / np.sqrt(len(reps))
     assert np.all(np.abs(reps.mean(0) - exact) < 4 * se + 1e-12)
-    one = sh.sample_shapley(_nonlinear, X, B, max_samples=4000, rng=rng, allocation="uniform")
+    one = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(4000, m=len(B)), rng=rng, method="uniform")
     ratio = one.variances[0] * 1000 / (reps.var(axis=0) * 50)  # both scaled to one sample
     mask = reps.var(axis=0) > 1e-12
     assert np.all((ratio[mask] > 0.6) & (ratio[mask] < 1.6))
@@ -337,7 +337,7 @@ def test_sampling_error_shrinks_with_budget():
     rng = np.random.default_rng(9)
     X, B = rng.normal(size=(3, 4)), rng.normal(size=(30, 4))
     exact = sh.exact_shapley(_nonlinear, X, B).values
-    err = [np.abs(sh.sample_shapley(_nonlinear, X, B, max_samples=m, rng=rng).values - exact).mean()
+    err = [np.abs(sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(m, m=len(B)), method="variance", rng=rng).values - exact).mean()
            for m in (40, 4000)]
     assert err[1] < err[0] / 4  # 100x budget: ~10x less error expected
 
@@ -347,13 +347,13 @@ def test_variance_allocation_follows_algorithm_2():
     rng = np.random.default_rng(10)
     X, B = rng.normal(size=(2, 3)), rng.normal(size=(20, 3))
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1] * 0.1  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_samples=300, min_samples=5, rng=rng)
+    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), min_samples=5, method="variance", rng=rng)
     assert (res.n_samples.sum(axis=1) == 300).all()
     assert (res.n_samples[:, 2] == 5).all()  # null player: variance 0
     assert (res.n_samples[:, 0] > res.n_samples[:, 1]).all()
     np.testing.assert_allclose(res.values[:, 2], 0, atol=1e-12)
     # the sequential greedy rule (batch 1) and a batched one agree in allocation shape
-    res_b = sh.sample_shapley(f, X, B, max_samples=300, min_samples=5, rng=rng, batch_size=20)
+    res_b = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), min_samples=5, method="variance", rng=rng, batch_size=20)
     assert (res_b.n_samples[:, 2] == 5).all()
 
 
@@ -368,7 +368,7 @@ def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
     X, B = np.array([[1.0, 1.0, 0.0]]), rng.normal(size=(40, 3))
     starved_published = starved_prior = 0
     for seed in range(40):
-        kw = dict(max_samples=600, min_samples=2, allocation="variance")
+        kw = dict(max_rows=sh.sampling_rows(600, m=len(B)), min_samples=2, method="variance")
         pub = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), **kw)
         pri = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), prior_samples=4, **kw)
         # every feature here has a variance > 0 (each one changes f for some rows)
@@ -382,33 +382,33 @@ def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
 def test_prior_samples_zero_is_the_published_rule_and_bad_values_fail():
     rng = np.random.default_rng(14)
     X, B = rng.normal(size=(2, 4)), rng.normal(size=(30, 4))
-    a = sh.sample_shapley(_nonlinear, X, B, max_samples=200, rng=np.random.default_rng(3))
-    b = sh.sample_shapley(_nonlinear, X, B, max_samples=200, rng=np.random.default_rng(3), prior_samples=0)
+    a = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3))
+    b = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3), prior_samples=0)
     np.testing.assert_array_equal(a.values, b.values)
     np.testing.assert_array_equal(a.n_samples, b.n_samples)
     # a null player still gets nothing beyond its minimum when the prior is small
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1]  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_samples=400, min_samples=5, rng=rng, prior_samples=1)
+    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(400, m=len(B)), min_samples=5, method="variance", rng=rng, prior_samples=1)
     assert (res.n_samples[:, 2:] < 40).all()
     for bad in (-1.0, float("nan")):
         with pytest.raises(ValueError, match="prior_samples"):
-            sh.sample_shapley(f, X, B, max_samples=40, rng=rng, prior_samples=bad)
+            sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=rng, prior_samples=bad)
 
 
 def test_same_seed_same_estimates():
     X, B = np.ones((2, 3)), np.zeros((5, 3))
-    a = sh.sample_shapley(_lin, X, B, max_samples=60, rng=np.random.default_rng(11)).values
-    b = sh.sample_shapley(_lin, X, B, max_samples=60, rng=np.random.default_rng(11)).values
+    a = sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
+    b = sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
     np.testing.assert_array_equal(a, b)
 
 
 def test_efficiency_adjustment():
     rng = np.random.default_rng(12)
     X, B = rng.normal(size=(4, 4)), rng.normal(size=(25, 4))
-    res = sh.sample_shapley(_nonlinear, X, B, max_samples=100, rng=rng, adjust=True)
+    res = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=rng, adjust=True)
     gap = res.efficiency_gap()
     assert np.all(np.abs(gap) < 1e-5)
-    raw = sh.sample_shapley(_nonlinear, X, B, max_samples=100, rng=np.random.default_rng(0))
+    raw = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=np.random.default_rng(0))
     assert np.abs(raw.efficiency_gap()).max() > 1e-3  # the adjustment had something to fix
 
 
@@ -427,11 +427,11 @@ def test_adjust_efficiency_moves_the_noisy_estimate_most():
 def test_sampling_bad_input():
     X, B = np.ones((1, 3)), np.zeros((5, 3))
     with pytest.raises(TypeError, match="Generator"):
-        sh.sample_shapley(_lin, X, B, max_samples=10, rng=0)
+        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(10, m=len(B)), method="variance", rng=0)
     with pytest.raises(ValueError, match="min_samples"):
-        sh.sample_shapley(_lin, X, B, max_samples=5, rng=np.random.default_rng(0))
-    with pytest.raises(ValueError, match="allocation"):
-        sh.sample_shapley(_lin, X, B, max_samples=50, rng=np.random.default_rng(0), allocation="x")
+        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(5, m=len(B)), method="variance", rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="method must be one of"):
+        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(50, m=len(B)), method="x", rng=np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------------------
@@ -495,8 +495,8 @@ def test_sampling_dataframe_path_equals_array_path():
         return Z[:, 0] * np.where(Z[:, 1] == 1, 2.0, -1.0)
     Xa = np.column_stack([X["num"], X["cat"].cat.codes]).astype(float)
     Ba = np.column_stack([B["num"], B["cat"].cat.codes]).astype(float)
-    a = sh.sample_shapley(f_frame, X, B, max_samples=40, rng=np.random.default_rng(3))
-    b = sh.sample_shapley(f_array, Xa, Ba, max_samples=40, rng=np.random.default_rng(3))
+    a = sh.sample_shapley(f_frame, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
+    b = sh.sample_shapley(f_array, Xa, Ba, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
     np.testing.assert_allclose(a.values, b.values, atol=1e-12)
     np.testing.assert_array_equal(a.n_samples, b.n_samples)
 

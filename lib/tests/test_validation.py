@@ -102,3 +102,14 @@ def test_is_number(value, number):
 )
 def test_is_categorical(series, categorical):
     assert va.is_categorical(series) is categorical
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, None])
+def test_nan_or_inf_in_an_object_array_is_named_not_let_through(bad):
+    # issue 32: an object-dtype array (mixed numbers and labels) hid NaN and inf from the checks
+    X = np.array([[1.0, "a"], [bad, "b"]], dtype=object)
+    B = np.array([[0.0, "a"], [2.0, "b"]], dtype=object)
+    with pytest.raises(ValueError, match=r"X has NaN or infinite values in feature columns \[0\] \(row 1\)"):
+        va.check_inputs(X, B)
+    with pytest.raises(ValueError, match=r"background has NaN or infinite values in feature columns \[0\]"):
+        va.check_inputs(B, X)

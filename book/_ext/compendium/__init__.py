@@ -5,7 +5,9 @@
 ``{reproduction-report}`` (:mod:`compendium.report`)
     The reproduction report computed by :mod:`lib.report`.
 ``{chapter-results} <paper key>`` (:mod:`compendium.chapter_results`)
-    A chapter's results box: the verdicts of :mod:`lib.report` for one paper.
+    A chapter's results box: the outcomes of :mod:`lib.report` for one paper.
+``{verdict-glance}`` (:mod:`compendium.glance`)
+    The verdict at a glance, one row per paper (the landing page and the report open with it).
 ``{figures-list}`` (:mod:`compendium.figures`)
     Every figure of the book with its caption, source cell, sha256 and citation.
 ``{bibtex-entries}``, ``{book-bibtex}`` (:mod:`compendium.bibtex`)
@@ -14,6 +16,10 @@
     A number the paper publishes; a number that defines the set-up.
 Equation numbers (:mod:`compendium.equations`)
     ``(L10)`` for a paper's equation, ``(1.4)`` for the book's own.
+Listings of ``lib`` (:mod:`compendium.listings`)
+    their docstrings' roles rendered as text ("Eq. (L10)", not ``:ref:`eq-nb-shapley```).
+Equations' code (:mod:`compendium.equation_links`)
+    Under every labelled equation ``lib`` computes, the function that does, linked to its source.
 
 What they share (the pages of ``_toc.yml``, their text, table helpers) is :mod:`compendium.pages`.
 Registered as a local extension in ``_config.yml`` (``sphinx: local_extensions``), which puts
@@ -26,9 +32,12 @@ from typing import Any
 
 from compendium.bibtex import BibtexEntries, BookBibtex
 from compendium.chapter_results import ChapterResults
+from compendium.equation_links import show_code
 from compendium.equations import number_equations, strip_tags
 from compendium.errata import ErrataList
 from compendium.figures import FiguresList
+from compendium.listings import render_listing_roles
+from compendium.glance import VerdictGlance
 from compendium.report import ReproductionReport
 from compendium.roles import paper_role, setup_role
 from compendium.scripts import unique_scripts
@@ -42,8 +51,11 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("book-bibtex", BookBibtex)
     app.add_directive("chapter-results", ChapterResults)
     app.add_directive("figures-list", FiguresList)
+    app.add_directive("verdict-glance", VerdictGlance)
     app.add_role("paper", paper_role)
     app.add_role("setup", setup_role)
     app.connect("env-get-updated", number_equations, priority=900)
     app.connect("doctree-resolved", strip_tags)
+    app.connect("doctree-resolved", render_listing_roles)
+    app.connect("doctree-resolved", show_code)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

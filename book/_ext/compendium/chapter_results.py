@@ -1,5 +1,5 @@
-"""``{chapter-results} <paper key>``: a chapter's results box, the verdicts of :mod:`lib.report` for one
-paper, table by table."""
+"""``{chapter-results} <paper key>``: a chapter's results box, the outcomes of :mod:`lib.report` for one
+paper, claim by claim (the same outcomes, shares and reasons as the reproduction report)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
-from compendium.pages import cell_text, root_of
-from compendium.report import report_label, tally
+from compendium.glance import paper_label
+from compendium.pages import root_of
+from compendium.report import cell, outcome_words, plural, report_label, share, tally
 
 
 def causes_sentence(found: Any) -> str:
@@ -22,11 +23,10 @@ def causes_sentence(found: Any) -> str:
         n = int(demonstrated["numbers"].sum())
         k = len(demonstrated)
         parts.append("the explained deviation has one demonstrated cause" if n == 1 else
-                     f"the {n} explained deviations come from {k} demonstrated cause{'s' if k != 1 else ''}")
+                     f"the {n} explained deviations come from {plural(k, 'demonstrated cause')}")
     if len(setups):
-        n = int(setups["claims"].sum())
-        parts.append(f"{n} claim{'s' if n != 1 else ''} could not be tested on the paper's own set-up, for "
-                     f"{len(setups)} distinct reason{'s' if len(setups) != 1 else ''}")
+        parts.append(f"{plural(len(setups), 'set-up is', 'set-ups are')} not the paper's own "
+                     f"({', '.join(dict.fromkeys(setups['reason']))})")
     return ("; " + " and ".join(parts)) if parts else ""
 
 
@@ -52,30 +52,38 @@ class ChapterResults(Directive):
         if not specs:
             box += nodes.paragraph(text="No published number of this paper is compared yet.")
             return [box]
+        for spec in specs:
+            env.note_dependency(str(root / "data" / "derived" / spec.csv))
         table = report.reproduction_report(specs, root=root)
-        claim_table = report.claims(table)
+        claims = report.claims(table)
+        evidence = report.evidence(table)
+        kinds = {s.table: s for s in specs}
         scored = table[~table["status"].isin(report.APART)]
         n_checks = int((table["status"] == report.DERIVATION).sum())
         n_errata = int((table["status"] == report.ERRATUM).sum())
+        empirical = claims[claims["nature"] == "empirical"]
+        maths = claims[claims["nature"] == "mathematical"]
         lines = [
-            f"Of the {len(claim_table)} claims of the paper that this chapter tests (a sentence, or a "
-            f"published table): {tally(claim_table['status'], report.STATUSES)}; a claim holds only "
-            f"where all its numbers do. Number by number, of {len(scored)}: "
-            f"{tally(scored['status'], report.STATUSES)}"
-            + (f"; besides, {n_checks} derivation check{'s' if n_checks != 1 else ''} (identities, never counted)"
-               if n_checks else "")
-            + (f"; {n_errata} errat{'a' if n_errata != 1 else 'um'} of the paper, shown apart" if n_errata else "")
+            f"Of the {plural(len(empirical), 'claim')} of the paper tested here (a sentence, or a published table): "
+            f"{outcome_words(empirical['outcome'])}"
+            + (f"; of its {plural(len(maths), 'mathematical claim')}, checked against an independent computation: "
+               f"{outcome_words(maths['outcome'])}" if len(maths) else "")
+            + f". Number by number, of {len(scored)}: {tally(scored['status'], report.STATUSES)}"
+            + (f"; besides, {plural(n_checks, 'derivation check')} (never counted)" if n_checks else "")
+            + (f"; {plural(n_errata, 'erratum', 'errata')} of the paper, shown apart" if n_errata else "")
             + causes_sentence(report.causes(table))
-            + f" (classes and evidence: {{doc}}`/book/reproduction-report`).",
+            + f" (the rules and the evidence: {{ref}}`the reproduction report <{paper_label(key)}>`).",
             "",
-            "| table or figure | " + " | ".join(report.STATUSES) + " |",
-            "|---|" + "---|" * len(report.STATUSES),
         ]
-        for spec in specs:
-            env.note_dependency(str(root / "data" / "derived" / spec.csv))
-            n = table.loc[table["table"] == spec.table, "status"].value_counts()
-            cells = " | ".join(str(n.get(s, 0)) for s in report.STATUSES)
-            title = cell_text(spec.table).replace("<", "&lt;").replace("`", "'")
-            lines.append(f"| {{ref}}`{title} <{report_label(spec.csv)}>` | {cells} |")
+        for claim in claims.to_dict("records"):
+            under = evidence[evidence["claim"] == claim["claim"]]
+            numeric = all(kinds[t].kind == "numeric" for t in under["table"])
+            first = kinds[under["table"].iloc[0]]
+            said = cell(claim["claim"]).replace("`", "'") if numeric else f"“{cell(claim['claim']).replace('`', chr(39))}”"
+            where = f" ({cell(claim['where'])})" if claim["where"] and not numeric else ""
+            why = f" ({claim['reasons']})" if claim["outcome"] == report.UNTESTED else ""
+            maths_mark = " (maths)" if claim["nature"] == "mathematical" else ""
+            lines.append(f"- **{claim['outcome']}**{why}{maths_mark}, {share(claim, numeric)}: "
+                         f"{{ref}}`{said.replace('<', '&lt;')} <{report_label(first.csv)}>`{where}")
         self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
         return [box]

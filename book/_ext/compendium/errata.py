@@ -1,20 +1,24 @@
-"""``{errata-list}``: every ``{admonition}`` whose title starts with "Erratum" (or "Deviation") in the pages
-of ``_toc.yml``, in reading order, each under a link to the page that shows it. The admonitions are
-copied from the notebooks at build time, so the page cannot go stale."""
+"""``{errata-list}``: every ``{admonition}`` whose title starts with "Erratum" in the pages of ``_toc.yml``, in
+reading order, each under a link to the page that shows it, then the explained deviations of the
+reproduction report, each demonstrated cause once (:func:`lib.report.causes`), with any "Deviation"
+admonition of the notebooks. The admonitions are copied from the notebooks at build time and the causes
+computed from the registry, so the page cannot go stale, and it counts errata and explained deviations
+with the same words and numbers as the reproduction report (:func:`counts`)."""
 
 from __future__ import annotations
 
 import posixpath
 import re
+from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
-from compendium.pages import page_text, root_of, section_node, slug, toc_files
+from compendium.pages import page_text, root_of, section_node, toc_files
 
 _FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\{admonition\}\s*(?P<title>.*)$")
-_KINDS = (("Erratum", "Errata"), ("Deviation", "Deviations explained"))
+_KINDS = (("Erratum", "Errata"), ("Deviation", "Explained deviations"))
 
 
 def admonitions(lines: list[str]) -> list[tuple[str, list[str]]]:
@@ -65,37 +69,76 @@ def absolute_doc_links(lines: list[str], page: str) -> list[str]:
 _GLUE_ROLE = re.compile(r"\{(?P<role>glue(?::\w+)?)\}`(?P<key>[^`]+)`")
 
 
+def collect(root: Any, env: Any, skip: str) -> dict[str, list[tuple[str, str, str, list[str]]]]:
+    """Every "Erratum"/"Deviation" admonition of the book's pages but ``skip``: kind -> (part, page, title, block)."""
+    found: dict[str, list[tuple[str, str, str, list[str]]]] = {kind: [] for kind, _ in _KINDS}
+    for caption, name in toc_files(root):
+        page = page_text(root, name)
+        if page is None or name == skip:
+            continue
+        lines, page_title = page
+        env.note_dependency(str(root / (name + (".ipynb" if (root / f"{name}.ipynb").is_file() else ".md"))))
+        for title, block in admonitions(lines):
+            for kind, _ in _KINDS:
+                if title.startswith(kind):
+                    found[kind].append((caption, name, page_title, block))
+    return found
+
+
+def counts(root: Any, env: Any) -> tuple[int, int, int]:
+    """(errata stated in the chapters, explained deviations, their demonstrated causes): the numbers the
+    errata page and the reproduction report both print."""
+    import lib.report as report
+
+    errata = len(collect(root, env, "book/errata")["Erratum"])
+    causes = report.causes(report.reproduction_report(root=root))
+    demonstrated = causes[causes["kind"] == "demonstrated cause of a deviation"]
+    return errata, int(demonstrated["numbers"].sum()), len(demonstrated)
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 class ErrataList(Directive):
-    """Collects the errata (and explained deviations) of every page, in reading order."""
+    """Collects the errata of every page, in reading order, then the explained deviations, cause by cause."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        import lib.report as report
+
         root = root_of(self)
         env = self.state.document.settings.env
-        found: dict[str, list[tuple[str, str, str, list[str]]]] = {kind: [] for kind, _ in _KINDS}
-        for caption, name in toc_files(root):
-            page = page_text(root, name)
-            if page is None or name == env.docname:
-                continue
-            lines, page_title = page
-            env.note_dependency(str(root / (name + (".ipynb" if (root / f"{name}.ipynb").is_file() else ".md"))))
-            for title, block in admonitions(lines):
-                for kind, _ in _KINDS:
-                    if title.startswith(kind):
-                        found[kind].append((caption, name, page_title, block))
+        found = collect(root, env, env.docname)
+        causes = report.causes(report.reproduction_report(root=root))
+        demonstrated = causes[causes["kind"] == "demonstrated cause of a deviation"]
+        n_numbers = int(demonstrated["numbers"].sum())
         out: list[nodes.Node] = []
-        for kind, heading in _KINDS:
-            section = section_node(f"{heading} ({len(found[kind])})", slug(heading))
-            if not found[kind]:
-                section += nodes.paragraph(text="None.")
-            lines: list[str] = []
-            last_caption = None
-            for caption, name, page_title, block in found[kind]:
-                if caption != last_caption:
-                    lines += [f"**{caption}**", ""]
-                    last_caption = caption
-                lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *absolute_doc_links(block, name), ""]
-            self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
-            out.append(section)
+        section = section_node(f"Errata ({len(found['Erratum'])})", "errata")
+        lines: list[str] = [] if found["Erratum"] else ["None.", ""]
+        last_caption = None
+        for caption, name, page_title, block in found["Erratum"]:
+            if caption != last_caption:
+                lines += [f"**{caption}**", ""]
+                last_caption = caption
+            lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *absolute_doc_links(block, name), ""]
+        self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
+        out.append(section)
+        section = section_node(f"Explained deviations ({n_numbers})", "explained-deviations")
+        lines = [
+            f"{plural(n_numbers, 'published number differs', 'published numbers differ')} from ours for "
+            f"{plural(len(demonstrated), 'cause', 'causes')} that a cell demonstrates (it changes the one thing named "
+            "and recovers the paper's number, or proves an erratum by arithmetic on the paper's own numbers); the "
+            "{doc}`reproduction report </book/reproduction-report>` counts them with the same words. Each cause once:",
+            "",
+        ]
+        for row in demonstrated.to_dict("records"):
+            shown = ", ".join(f"{{ref}}`shown here <{c}>`" for c in row["cells"].split())
+            lines += [f"- {row['cause'].rstrip('.')} ({plural(row['numbers'], 'number', 'numbers')} of "
+                      f"{plural(row['tables'], 'table', 'tables')}; {shown}).", ""]
+        for caption, name, page_title, block in found["Deviation"]:
+            lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *absolute_doc_links(block, name), ""]
+        self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
+        out.append(section)
         return out

@@ -1,5 +1,6 @@
-"""``{figures-list}``: every figure of the book (``book/figures``): caption, the notebook and cell that make
-it, its files with their sha256, and how to cite it."""
+"""``{figures-list}``: every figure of the book (``book/figures``) under a heading taken from its caption: the
+image, the caption, the notebook and cell that make it, its files with their sha256; how to cite a figure,
+once at the top."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
-from compendium.pages import cell_text, root_of, section_node, toc_files, toc_index
+from compendium.pages import cell_text, root_of, toc_files, toc_index
 
 
 _SAVE = re.compile(r"save_figure\(\s*[^,()]+,\s*(?P<q>[\"'])(?P<name>[^\"']+)(?P=q)\s*[,)]")
@@ -34,8 +35,38 @@ def figure_sources(root: Path) -> dict[str, tuple[str, int, dict[str, Any]]]:
     return found
 
 
+def heading_of(caption: str) -> str:
+    """The heading of a figure on the Figures page: its caption's first clause (MyST source).
+
+    The caption up to its first ": ", "; " or ". " outside roles, code, math and parentheses,
+    or up to its first parenthesis once the clause has three words; the whole caption if it
+    has none of them. A prefix of the caption, so it is never cut with an ellipsis."""
+    depth, quote, words = 0, "", 0
+    for i, char in enumerate(caption):
+        if quote:
+            if char == quote:
+                quote = ""
+            continue
+        if char in "`$":
+            quote = char
+        elif char == "(":
+            if depth == 0 and words >= 3 and i > 0 and caption[i - 1] == " ":
+                return caption[:i].rstrip()
+            depth += 1
+        elif char == ")":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and char in ":;." and caption[i + 1 : i + 2] in (" ", ""):
+            if char != "." or not caption[max(i - 3, 0) : i].lower().endswith(("eq", "fig", "e.g", "i.e", "vs", "al")):
+                return caption[:i].rstrip()
+        elif char == " ":
+            words += 1
+    return caption.rstrip(". ")
+
+
 class FiguresList(Directive):
-    """Every figure file of ``book/figures`` with its caption, source cell, sha256 and citation."""
+    """Every figure file of ``book/figures``: a heading from its caption, the image (full width,
+    a link to its SVG at full size: ``book/_ext/figure_links.py``), its caption, the cell that
+    makes it and its files' sha256; how to cite a figure is said once, above them."""
 
     has_content = False
 
@@ -45,6 +76,8 @@ class FiguresList(Directive):
         root = root_of(self)
         env = self.state.document.settings.env
         folder = root / "book" / "figures"
+        # a notebook added to the toc (and the figures it writes) rebuilds this page
+        env.note_dependency(str(root / "_toc.yml"))
         sources = figure_sources(root)
         stems = sorted({p.stem for p in folder.iterdir() if p.suffix in (".png", ".svg")})
         orphans = [s for s in stems if s not in sources]
@@ -52,7 +85,15 @@ class FiguresList(Directive):
             raise self.error(f"figures-list: no notebook of the toc writes {orphans}")
         citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
         book = f"{citation['title']} ({str(citation.get('date-released', ''))[:4]}), version {citation.get('version', '')}"
-        out: list[nodes.Node] = []
+        cite = [
+            f"**How to cite a figure.** Cite the book, *{cell_text(book)}*, and the figure's label, given "
+            "under each figure; to say exactly which image you mean, add its file and that file's sha256 "
+            "(also under each figure), which identifies the figure of this version of the book.",
+            "",
+        ]
+        intro = nodes.container(classes=["figures-citation"])
+        self.state.nested_parse(StringList(cite, source=env.docname), 0, intro)
+        out: list[nodes.Node] = [intro]
         for stem in sorted(stems, key=lambda s: (toc_index(root, sources[s][0]), sources[s][1], s)):
             notebook, number, meta = sources[stem]
             env.note_dependency(str(root / f"{notebook}.ipynb"))  # the caption lives in the notebook
@@ -69,7 +110,6 @@ class FiguresList(Directive):
             # which would be numbered a second time
             entry = [
                 f"```{{image}} /book/figures/{stem}.png",
-                ":width: 60%",
                 "```",
                 "",
                 f"{{numref}}`{label}` — {caption}",
@@ -81,12 +121,12 @@ class FiguresList(Directive):
                 "|---|---|",
                 *rows,
                 "",
-                f"Cite as: *{cell_text(book)}*, figure `{label}` (file `book/figures/{stem}.png`, sha256 above). "
-                "The test suite regenerates every figure and checks its bytes, so the sha256 identifies "
-                "the figure of this version of the book.",
-                "",
             ]
-            section = section_node(stem, f"figure-{stem}")
+            section = nodes.section(ids=[f"figure-{stem}"])
+            heading = nodes.container()
+            self.state.nested_parse(StringList([heading_of(caption) or stem], source=env.docname), 0, heading)
+            paragraph = heading.next_node(nodes.paragraph)
+            section += nodes.title("", "", *(paragraph.children if paragraph is not None else [nodes.Text(stem)]))
             box = nodes.container(classes=["captioned-image"])
             self.state.nested_parse(StringList(entry, source=env.docname), 0, box)
             section += box

@@ -1,0 +1,68 @@
+"""The API reference page, book/api.md (issue 32): every public module of lib is on it, with a
+table of its functions and classes and their book equations, and the docstrings' ``Book:`` lines
+become links to the equations."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import lib
+from lib.data import REPO_ROOT
+
+sys.path.insert(0, str(REPO_ROOT / "book" / "_ext"))
+api_docs = importlib.import_module("api_docs")
+
+
+def test_every_public_module_has_its_table_and_its_documentation() -> None:
+    page = (REPO_ROOT / "book" / "api.md").read_text(encoding="utf-8")
+    modules = [name for name in lib.__all__ if name != "experiments"]
+    missing = [m for m in modules if f"```{{api-table}} lib.{m}\n" not in page or f".. automodule:: lib.{m}\n" not in page]
+    assert missing == [], f"public modules of lib missing from book/api.md: {missing}"
+    assert ".. automodule:: lib.experiments" not in page
+
+
+def test_every_public_function_is_listed_once_under_its_own_module() -> None:
+    seen: dict[str, str] = {}
+    for name in lib.__all__:
+        if name == "experiments":
+            continue
+        module = importlib.import_module(f"lib.{name}")
+        for member in api_docs.public_names(module):
+            obj = getattr(module, member)
+            assert obj.__module__ == module.__name__
+            assert f"{obj.__module__}.{member}" not in seen
+            seen[f"{obj.__module__}.{member}"] = name
+    assert "lib.models.as_model" in seen and "lib.shapley.exact_shapley" in seen
+    assert "lib.shapley.check_inputs" not in seen          # a re-export: listed where it is defined
+    assert seen["lib.validation.check_inputs"] == "validation"
+
+
+def test_book_lines_become_equation_and_page_links() -> None:
+    lines = [
+        "Exact Shapley values.",
+        "",
+        "Book: :ref:`eq-found-shapley` (book/foundations.md); :ref:`eq-nb-shapley`,",
+        "    :ref:`eq-nb-efficiency` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).",
+        "",
+        "Uses :func:`_greedy_picks` and :mod:`lib._shapley_games`, and :func:`exact_shapley`.",
+    ]
+    api_docs.process_docstring(None, "function", "f", None, None, lines)
+    assert lines[2] == ("**Book:** :eq:`eq-found-shapley` in :doc:`/book/foundations`; :eq:`eq-nb-shapley`, "
+                        ":eq:`eq-nb-efficiency` in :doc:`/notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes`.")
+    assert lines[4] == "Uses ``_greedy_picks`` and ``lib._shapley_games``, and :func:`exact_shapley`."
+
+
+def test_module_section_titles_become_rubrics_and_attribute_colons_no_type() -> None:
+    lines = ["Summary.", "", "Conventions", "-----------", "Text."]
+    api_docs.section_titles_as_rubrics(None, "module", "m", None, None, lines)
+    assert lines == ["Summary.", "", ".. rubric:: Conventions", "", "Text."]
+    lines = ["The grouping methods by the names of the paper's figures: PCA, VIF."]
+    api_docs.section_titles_as_rubrics(None, "data", "m.X", None, None, lines)
+    assert lines[0].startswith(": The grouping")
+
+
+def test_an_equation_named_by_its_label_in_prose_becomes_its_number() -> None:
+    lines = ["The interventional game (book eq. ``eq-found-interventional``), and ``eq-nb-shapley``."]
+    api_docs.process_docstring(None, "function", "f", None, None, lines)
+    assert lines == ["The interventional game (Eq. :eq:`eq-found-interventional`), and Eq. :eq:`eq-nb-shapley`."]

@@ -1,0 +1,307 @@
+"""What the browser test reads on a rendered page, one detector per fault a reader meets.
+
+Each detector is a JavaScript function (run in the page with Playwright's ``page.evaluate``) or a
+Python function of what such a function returns; ``test_page_checks.py`` shows each one catching
+a planted counter-example (and passing its repaired twin), so that no check of
+``test_rendered_book.py`` can pass because it looked at nothing.
+
+- :data:`LONG_CODE`: code shown on the page (a code cell's input or a listing; not removed, not
+  folded) over :data:`MAX_CODE_LINES` lines.
+- :data:`TABLE_FAULTS`: table cells cut with an ellipsis ("…" or "...") and cells showing a missing
+  value (``NaN``, pandas' ``<NA>``/``NaT``) instead of an empty cell or a reason.
+- :data:`PAGE_OVERFLOW`: a page wider than the screen (it pans sideways), with the elements that
+  make it so.
+- :data:`TABLE_BOXES`: tables a reader cannot see whole (clipped, past the column, or wider than
+  their scrolling box with no sign of it).
+- :data:`RAW_LABELS`: a raw ``eq-`` label (a MyST target name) in the visible text.
+- :data:`FIGURE_IMAGES` with :func:`svg_min_font` and :func:`shown_font_px`: the smallest text
+  of each figure as shown (its SVG's smallest font size × the width the image is shown at ÷ the
+  SVG's width).
+- :data:`GLANCE_TOP`: where the landing page's verdict-at-a-glance table (class
+  ``verdict-glance``) starts, in screens.
+- :func:`own_bytes`: a page's own bytes, its HTML and the images it shows; :func:`first_screen`:
+  every byte a browser fetches to show a page's first screen.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import shutil
+import threading
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+#: Debian's chromium, driven by Playwright (no browser is downloaded), and its flags
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def need_chromium() -> None:
+    """Skip the calling test without chromium, except in CI (which installs it): there, fail."""
+    import pytest
+
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs Debian's chromium package")
+        pytest.skip("chromium is not installed (apt-get install chromium); CI always runs this test")
+
+
+class Served:
+    """A folder served over HTTP on 127.0.0.1: ``with Served(folder) as url: ...``."""
+
+    def __init__(self, folder: Path) -> None:
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+
+    def __enter__(self) -> str:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+#: the longest code cell a page may show (CONTRIBUTING.md: longer cells are split, folded or moved to lib)
+MAX_CODE_LINES = 40
+#: the smallest text a figure may show on a 400 px phone, in CSS pixels
+MIN_FIGURE_TEXT_PX = 7.0
+
+# Whether an element is rendered: not display:none, not inside a closed <details> (a folded
+# cell, whose contents Chromium skips with content-visibility), not visibility:hidden.
+_SHOWN = """const shown = e => (e.checkVisibility
+        ? e.checkVisibility({contentVisibilityAuto: true, opacityProperty: false, visibilityProperty: true})
+        : e.getClientRects().length > 0) && !e.closest('details:not([open])');"""
+
+_NAME = """const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+        + (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/).slice(0, 3).join('.') : '');"""
+
+#: -> [{lines, first}]: every block of code the page shows (a code cell's input, a listing of
+#: ``lib``'s source, a code block; not an output, not a folded cell or listing) over MAX_CODE_LINES lines
+LONG_CODE = (
+    """(limit) => {
+    """ + _SHOWN + """
+    return Array.from(document.querySelectorAll('article pre'))
+        .filter(p => !p.closest('.cell_output') && shown(p))
+        .map(p => {
+            const text = p.textContent.replace(/\\n+$/, '');
+            return {lines: text.split('\\n').length, first: text.split('\\n')[0].slice(0, 80)};
+        })
+        .filter(c => c.lines > limit);
+}"""
+)
+
+#: -> {cut: [...], missing: [...]}: table cells ending in an ellipsis, and cells that show NaN
+TABLE_FAULTS = """() => {
+    const cut = [], missing = [];
+    document.querySelectorAll('table').forEach(t => t.querySelectorAll('td, th').forEach(c => {
+        const text = c.textContent.replace(/\\s+/g, ' ').trim();
+        if (/(\\u2026|\\.\\.\\.)$/.test(text)) cut.push(text.slice(-70));
+        // a value that is missing: a cell that is NaN, or a NaN among a data table's numbers
+        // (prose that names NaN, as a docstring's summary on the API page does, is not one)
+        const data = t.classList.contains('dataframe');
+        if (/^(NaN|nan|<NA>|NaT)$/.test(text) || (data && /\\bNaN\\b/.test(text))) {
+            const row = c.closest('tr');
+            const label = row && row.cells.length ? row.cells[0].textContent.trim().slice(0, 40) : '';
+            missing.push(`${label}: ${text.slice(0, 40)}`);
+        }
+    }));
+    return {cut: cut, missing: missing};
+}"""
+
+#: -> {width, screen, culprits}: the page's scrollable width against the screen's, and the
+#: outermost elements that stick out of the screen without a scrolling box around them
+PAGE_OVERFLOW = (
+    """() => {
+    """ + _NAME + """
+    const screen = document.documentElement.clientWidth;
+    const width = Math.max(document.documentElement.scrollWidth, document.body.scrollWidth);
+    const contains = e => {
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== 'visible') return true;
+        }
+        return false;
+    };
+    const culprits = [];
+    if (width > screen) {
+        for (const e of document.body.querySelectorAll('*')) {
+            const r = e.getBoundingClientRect();
+            if (r.width === 0 || !(r.right > screen + 1 || r.left < -1)) continue;
+            if (getComputedStyle(e).position === 'fixed' || contains(e)) continue;
+            const p = e.parentElement.getBoundingClientRect();
+            if (e.parentElement !== document.body && (p.right > screen + 1 || p.left < -1)) continue;
+            culprits.push(`${name(e)} spans ${Math.round(r.left)}..${Math.round(r.right)} px: `
+                + (e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 60));
+            if (culprits.length >= 8) break;
+        }
+    }
+    return {width: width, screen: screen, culprits: culprits};
+}"""
+)
+
+#: -> [description]: every table a reader cannot see whole: one cut by a box that clips it
+#: (overflow hidden or clip) with no scrolling box in between, one that runs past the text
+#: column or the screen with nothing to scroll it, one that scrolls only together with other
+#: content, and one wider than its own scrolling box with no sign that more of it is there
+#: (its box's wrapper, ``div.scroll-cue``, marked ``more-right`` or ``more-left`` by reading.js)
+TABLE_BOXES = (
+    """() => {
+    """ + _SHOWN + _NAME + """
+    const screen = document.documentElement.clientWidth;
+    const text = e => e.textContent.replace(/\\s+/g, ' ').trim().slice(0, 50);
+    const out = [];
+    for (const t of document.querySelectorAll('article table')) {
+        if (!shown(t) || t.parentElement.closest('table')) continue;
+        const r = t.getBoundingClientRect();
+        const column = t.closest('article').getBoundingClientRect();
+        let box = null;
+        for (let a = t.parentElement; a && a.tagName !== 'ARTICLE'; a = a.parentElement) {
+            const o = getComputedStyle(a).overflowX;
+            if (o === 'auto' || o === 'scroll') { box = a; break; }
+            const s = a.getBoundingClientRect();
+            if ((o === 'hidden' || o === 'clip') && (r.right > s.right + 1 || r.left < s.left - 1)) {
+                out.push(`cut by ${name(a)} at ${Math.round(s.right)} px (table ${Math.round(r.width)} px): ${text(t)}`);
+                box = a;
+                break;
+            }
+        }
+        if (box === null) {
+            if (r.right > Math.min(column.right, screen) + 1) {
+                out.push(`runs past the column (${Math.round(r.right)} > ${Math.round(Math.min(column.right, screen))} px) with nothing to scroll it: ${text(t)}`);
+            }
+            continue;
+        }
+        const overflow = getComputedStyle(box).overflowX;
+        if (overflow !== 'auto' && overflow !== 'scroll') continue;
+        if (box.scrollWidth <= box.clientWidth + 1) continue;
+        if (box.innerText.trim() !== t.innerText.trim()) {
+            out.push(`scrolls only with other content, in ${name(box)}: ${text(t)}`);
+            continue;
+        }
+        const cue = box.parentElement;
+        if (!(cue.classList.contains('scroll-cue') && (cue.classList.contains('more-right') || cue.classList.contains('more-left')))) {
+            out.push(`${box.scrollWidth - box.clientWidth} px of it hidden past its box, with no sign of more: ${text(t)}`);
+        }
+    }
+    return out;
+}"""
+)
+
+#: -> [label]: raw equation labels (``eq-...``) in the text the page shows
+RAW_LABELS = """() => Array.from(new Set(document.body.innerText.match(/\\beq-[a-z0-9]+(?:-[a-z0-9]+)*/g) || []))"""
+
+#: -> [{src, shown, natural, href}]: every image of the page's article, the width it is shown at
+#: (CSS px) and the link around it
+FIGURE_IMAGES = """() => Array.from(document.querySelectorAll('article img')).map(i => ({
+    src: i.currentSrc || i.src,
+    shown: i.getBoundingClientRect().width,
+    natural: i.naturalWidth,
+    href: i.closest('a') ? i.closest('a').href : '',
+}))"""
+
+#: -> {top, screen} or null: the top of the verdict-at-a-glance table (or of its container), in
+#: CSS px from the top of the page, and the screen's height
+GLANCE_TOP = (
+    """() => {
+    """ + _SHOWN + """
+    const box = document.querySelector('.verdict-glance');
+    if (!box || !shown(box)) return null;
+    const table = box.tagName === 'TABLE' ? box : (box.querySelector('table') || box);
+    return {top: table.getBoundingClientRect().top + window.scrollY, screen: window.innerHeight,
+            rows: table.tagName === 'TABLE' ? table.rows.length : 0};
+}"""
+)
+
+
+# matplotlib's SVG with text as paths (lib.plotting.save_figure: svg.fonttype "path"): each text is
+# a group scaled by font size / 100 (``scale(0.1 -0.1)`` is 10 pt), whose glyphs may be scaled
+# again (mathtext's sub- and superscripts: ``scale(0.7)``); with text as text, a font-size.
+_GLYPH_GROUP = re.compile(r'<g transform="[^"]*?scale\(([0-9.]+) -\1\)">(.*?)</g>', re.S)
+_GLYPH_SCALE = re.compile(r'<use xlink:href="#(?P<glyph>[^"]+)"[^>]*?transform="[^"]*?scale\((?P<k>[0-9.]+)\)"')
+_FONT_SIZE = re.compile(r'font(?:-size)?:[^;"]*?([0-9.]+)px')
+_VIEWBOX = re.compile(r'<svg\b[^>]*\bviewBox="\s*[-0-9.]+\s+[-0-9.]+\s+([0-9.]+)\s+[0-9.]+\s*"')
+
+
+def svg_min_font(svg: str) -> tuple[float, float]:
+    """(smallest font size, width) of an SVG, both in the SVG's user units.
+
+    Reads matplotlib's text-as-path groups (font size = 100 × the group's scale, times a
+    glyph's own scale for mathtext's smaller sub- and superscripts; the size variants of
+    STIX's delimiters are drawn at their own size and left out) and ``font-size`` of text
+    elements. ``ValueError`` if the SVG has no viewBox or no text at all.
+    """
+    width = _VIEWBOX.search(svg)
+    if width is None:
+        raise ValueError("the SVG has no viewBox: its width in user units is unknown")
+    sizes: list[float] = []
+    for group in _GLYPH_GROUP.finditer(svg):
+        size = 100.0 * float(group[1])
+        sizes.append(size)
+        for use in _GLYPH_SCALE.finditer(group[2]):
+            if not use["glyph"].startswith("STIXSize"):
+                sizes.append(size * float(use["k"]))
+    sizes += [float(s) for s in _FONT_SIZE.findall(svg)]
+    if not sizes:
+        raise ValueError("the SVG shows no text (no text-as-path group, no font-size)")
+    return min(sizes), float(width[1])
+
+
+def shown_font_px(svg: str, shown_width: float) -> float:
+    """The smallest text of an SVG figure, in CSS px, when its image is shown ``shown_width`` px wide."""
+    font, width = svg_min_font(svg)
+    return font * shown_width / width
+
+
+_IMG_SRC = re.compile(r'<img\b[^>]*?\bsrc="([^"]+)"')
+
+
+def own_bytes(html_file: Path, site_root: Path) -> tuple[int, dict[str, int]]:
+    """A built page's own bytes: its HTML file and every image it shows (each file once), and
+    the size of each image by its path under ``site_root``. An image outside the site (a data:
+    URI, another host) counts its URI's length; a missing file raises ``FileNotFoundError``."""
+    text = html_file.read_text(encoding="utf-8")
+    images: dict[str, int] = {}
+    for src in dict.fromkeys(_IMG_SRC.findall(text)):
+        parsed = urllib.parse.urlparse(src)
+        if parsed.scheme or parsed.netloc:
+            images[src[:60]] = len(src)
+            continue
+        path = (html_file.parent / urllib.parse.unquote(parsed.path)).resolve()
+        if not path.is_file():
+            raise FileNotFoundError(f"{html_file.name}: image {src} is not in the built site")
+        images[path.relative_to(site_root.resolve()).as_posix()] = path.stat().st_size
+    return html_file.stat().st_size + sum(images.values()), images
+
+
+def first_screen(browser: object, url: str, site: str, root: Path, *, width: int = 400,
+                 height: int = 860, settle_ms: int = 1500) -> dict[str, int]:
+    """Every file a fresh browser tab (no cache) fetches to show the first screen of ``url``, with
+    its size in bytes: the page is opened at ``width`` x ``height`` px, not scrolled, until the
+    network has been idle for half a second and ``settle_ms`` more. ``site`` is the address
+    ``root`` (the built site) is served at; a file from elsewhere counts 0 bytes and is listed."""
+    context = browser.new_context(viewport={"width": width, "height": height})  # type: ignore[attr-defined]
+    fetched: list[str] = []
+    try:
+        page = context.new_page()
+        page.on("requestfinished", lambda request: fetched.append(request.url))
+        page.goto(url, wait_until="networkidle")
+        page.wait_for_timeout(settle_ms)
+    finally:
+        context.close()
+    sizes: dict[str, int] = {}
+    for address in fetched:
+        if not address.startswith(site):
+            sizes[address] = 0
+            continue
+        path = urllib.parse.unquote(address[len(site):].split("?")[0].split("#")[0]) or "index.html"
+        file = root / path
+        sizes[path] = file.stat().st_size if file.is_file() else 0
+    return sizes

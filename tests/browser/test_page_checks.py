@@ -1,0 +1,214 @@
+"""Every detector of ``page_checks.py`` catches a planted counter-example and passes its repaired twin.
+
+``test_rendered_book.py`` runs these detectors on the built book; a detector that found nothing on
+every page could be one that looks at nothing. Here each one is run on a small page made to show
+the fault (a 41-line code cell, a cell cut with "...", a table in a box that clips it, a figure
+with 5 px text…) and on the same page without it, in the same headless Chromium.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import page_checks as checks
+
+PHONE = {"width": 400, "height": 860}
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    checks.need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=checks.CHROMIUM, args=checks.CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture()
+def tab(chromium: Any) -> Iterator[Any]:
+    page = chromium.new_page(viewport=PHONE)
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def _page(tab: Any, body: str, css: str = "") -> Any:
+    tab.set_content(f"<!doctype html><html><head><style>body{{margin:0}} {css}</style></head>"
+                    f"<body><main><article>{body}</article></main></body></html>")
+    return tab
+
+
+def _cell(lines: int) -> str:
+    code = "\n".join(f"x{i} = {i}" for i in range(lines))
+    return f'<div class="cell"><div class="cell_input"><div class="highlight"><pre>{code}\n</pre></div></div></div>'
+
+
+def test_long_code_is_caught(tab: Any) -> None:
+    found = _page(tab, _cell(41)).evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES)
+    assert [c["lines"] for c in found] == [41]
+    # a listing of lib outside any cell counts too
+    listing = "<div class='highlight'><pre>" + "\n".join("pass" for _ in range(50)) + "</pre></div>"
+    assert [c["lines"] for c in _page(tab, listing).evaluate(checks.LONG_CODE, 40)] == [50]
+
+
+def test_short_folded_or_output_code_is_not(tab: Any) -> None:
+    assert _page(tab, _cell(40)).evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES) == []
+    folded = f"<details class='hide above-input'><summary>Show code cell source</summary>{_cell(80)}</details>"
+    assert _page(tab, folded).evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES) == []
+    output = "<div class='cell_output'><pre>" + "\n".join("row" for _ in range(90)) + "</pre></div>"
+    assert _page(tab, output).evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES) == []
+    hidden = f"<div style='display:none'>{_cell(80)}</div>"
+    assert _page(tab, hidden).evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES) == []
+
+
+TABLE = "<table><tr><th>claim</th><th>ours</th></tr><tr><td>{a}</td><td>{b}</td></tr></table>"
+
+
+@pytest.mark.parametrize(("a", "b", "cut", "missing"), [
+    ("(iii) Fatigue and Allergy above every non-blan...", "0.5", 1, 0),
+    ("the complete influence is far more expensive t\u2026", "0.5", 1, 0),
+    ("Tictactoe", "NaN", 0, 1),
+    ("norm", "nan", 0, 1),
+    ("RevVIF", "<NA>", 0, 1),
+    ("(iii) Fatigue and Allergy above every non-blank variable.", "0.5", 0, 0),
+    ("Tictactoe", "", 0, 0),
+    ("Nancy", "not a number, as the paper prints it", 0, 0),
+    ("check_finite_inputs", "arrays of finite numbers (no NaN or inf)", 0, 0),   # prose naming NaN
+])
+def test_cut_and_missing_cells(tab: Any, a: str, b: str, cut: int, missing: int) -> None:
+    import html
+
+    found = _page(tab, TABLE.format(a=html.escape(a), b=html.escape(b))).evaluate(checks.TABLE_FAULTS)
+    assert (len(found["cut"]), len(found["missing"])) == (cut, missing), found
+
+
+def test_a_nan_among_a_data_tables_numbers_is_caught(tab: Any) -> None:
+    frame = "<table class='dataframe'><tr><th>x</th></tr><tr><td>0.5 (NaN)</td></tr></table>"
+    assert len(_page(tab, frame).evaluate(checks.TABLE_FAULTS)["missing"]) == 1
+
+
+def test_a_page_wider_than_the_screen_is_caught(tab: Any) -> None:
+    found = _page(tab, "<p>text</p><code style='white-space:nowrap'>lib.permutation_sampling."
+                       "antithetic_shapley_with_a_name_longer_than_the_screen_is_wide</code>").evaluate(checks.PAGE_OVERFLOW)
+    assert found["width"] > found["screen"] == PHONE["width"]
+    assert any("code" in c for c in found["culprits"]), found
+
+
+def test_a_page_that_fits_or_scrolls_inside_a_box_is_not(tab: Any) -> None:
+    fits = _page(tab, "<p>short text</p>").evaluate(checks.PAGE_OVERFLOW)
+    assert fits["width"] <= fits["screen"]
+    boxed = _page(tab, "<div style='overflow-x:auto'><div style='width:900px'>wide</div></div>").evaluate(checks.PAGE_OVERFLOW)
+    assert boxed["width"] <= boxed["screen"], boxed
+
+
+WIDE = "<table style='width:900px'><tr><td>a wide table</td></tr></table>"
+
+
+def test_tables_not_seen_whole_are_caught(tab: Any) -> None:
+    clipped = _page(tab, f"<div style='overflow:hidden'>{WIDE}</div>").evaluate(checks.TABLE_BOXES)
+    assert len(clipped) == 1 and "cut by" in clipped[0]
+    loose = _page(tab, WIDE).evaluate(checks.TABLE_BOXES)
+    assert len(loose) == 1 and "runs past the column" in loose[0]
+    shared = _page(tab, f"<div style='overflow-x:auto'><p>text beside it</p>{WIDE}</div>").evaluate(checks.TABLE_BOXES)
+    assert len(shared) == 1 and "other content" in shared[0]
+    silent = _page(tab, f"<div class='scroll-cue'><div style='overflow-x:auto'>{WIDE}</div></div>").evaluate(checks.TABLE_BOXES)
+    assert len(silent) == 1 and "no sign of more" in silent[0]
+
+
+def test_tables_seen_whole_are_not(tab: Any) -> None:
+    narrow = "<table><tr><td>a narrow table</td></tr></table>"
+    assert _page(tab, narrow).evaluate(checks.TABLE_BOXES) == []
+    cued = f"<div class='scroll-cue more-right'><div style='overflow-x:auto'>{WIDE}</div></div>"
+    assert _page(tab, cued).evaluate(checks.TABLE_BOXES) == []
+
+
+def test_raw_labels_in_visible_text_are_caught(tab: Any) -> None:
+    body = ("<p>Check 1: eq. <code>eq-nb-shapley</code> is exact.</p>"
+            "<p style='display:none'>eq-hidden-label</p><a href='#equation-eq-nb-shapley'>(L10)</a>")
+    assert _page(tab, body).evaluate(checks.RAW_LABELS) == ["eq-nb-shapley"]
+    assert _page(tab, "<p>Check 1: eq. <a href='#equation-eq-nb-shapley'>(L10)</a> is exact; "
+                      "the freq-domain is fine.</p>").evaluate(checks.RAW_LABELS) == []
+
+
+def _svg(group_scale: float, glyph_scale: float | None = None, width: float = 200.0) -> str:
+    glyph = f' transform="translate(10 0) scale({glyph_scale})"' if glyph_scale else ""
+    return (f'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="{width}pt" height="100pt" '
+            f'viewBox="0 0 {width} 100" xmlns="http://www.w3.org/2000/svg">\n'
+            f' <g id="text_1">\n  <!-- x -->\n  <g transform="translate(5 50) scale({group_scale} -{group_scale})">\n'
+            f'   <use xlink:href="#DejaVuSans-78"/>\n   <use xlink:href="#DejaVuSans-31"{glyph}/>\n  </g>\n </g>\n</svg>\n')
+
+
+def test_svg_font_sizes() -> None:
+    assert checks.svg_min_font(_svg(0.1)) == (10.0, 200.0)
+    assert checks.svg_min_font(_svg(0.1, 0.7)) == pytest.approx((7.0, 200.0))  # a superscript
+    text = '<svg viewBox="0 0 300 100"><text style="font: 6px sans-serif">a</text></svg>'
+    assert checks.svg_min_font(text) == (6.0, 300.0)
+    with pytest.raises(ValueError, match="viewBox"):
+        checks.svg_min_font('<svg width="10"><text style="font-size:4px">a</text></svg>')
+    with pytest.raises(ValueError, match="no text"):
+        checks.svg_min_font('<svg viewBox="0 0 10 10"><path d="M0 0"/></svg>')
+
+
+def test_small_figure_text_is_caught() -> None:
+    # a 10 pt label in a 200-unit-wide figure is 7 px when the image is shown 140 px wide
+    assert checks.shown_font_px(_svg(0.1), 140) == pytest.approx(7.0)
+    assert checks.shown_font_px(_svg(0.1), 100) < checks.MIN_FIGURE_TEXT_PX
+    # the superscript is what is too small
+    assert checks.shown_font_px(_svg(0.1, 0.7), 180) < checks.MIN_FIGURE_TEXT_PX <= checks.shown_font_px(_svg(0.1), 180)
+
+
+def test_figure_images_report_their_shown_width_and_link(tab: Any) -> None:
+    body = ("<a href='/book/figures/x.svg'><img alt='a' src='data:image/png;base64,' style='display:block;width:300px;height:10px'></a>"
+            "<img alt='b' src='data:image/png;base64,' style='display:block;width:120px;height:10px'>")
+    found = _page(tab, body).evaluate(checks.FIGURE_IMAGES)
+    assert [round(f["shown"]) for f in found] == [300, 120]
+    assert found[0]["href"].endswith("/book/figures/x.svg") and found[1]["href"] == ""
+
+
+def test_glance_table_position(tab: Any) -> None:
+    assert _page(tab, "<p>no glance table</p>").evaluate(checks.GLANCE_TOP) is None
+    late = _page(tab, "<div style='height:2000px'></div><div class='verdict-glance'><table><tr><td>a</td></tr></table></div>")
+    found = late.evaluate(checks.GLANCE_TOP)
+    assert found["top"] >= 2 * found["screen"]
+    early = _page(tab, "<h1>Title</h1><table class='verdict-glance'><tr><td>a</td></tr></table>").evaluate(checks.GLANCE_TOP)
+    assert early["top"] < early["screen"] and early["rows"] == 1
+
+
+def test_own_bytes(tmp_path: Path) -> None:
+    (tmp_path / "_images").mkdir()
+    (tmp_path / "_images" / "a.png").write_bytes(b"x" * 700_000)
+    (tmp_path / "_images" / "b.png").write_bytes(b"y" * 1000)
+    page = tmp_path / "page.html"
+    page.write_text('<img src="_images/a.png"><img src="_images/b.png"/><img src="_images/a.png">', encoding="utf-8")
+    total, images = checks.own_bytes(page, tmp_path)
+    assert images == {"_images/a.png": 700_000, "_images/b.png": 1000}  # each file once
+    assert total == page.stat().st_size + 701_000
+    page.write_text('<img src="_images/missing.png">', encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match="missing.png"):
+        checks.own_bytes(page, tmp_path)
+
+
+def test_first_screen_counts_what_a_phone_fetches(chromium: Any, tmp_path: Path) -> None:
+    """Images far below the first screen count only if they are not lazy."""
+    (tmp_path / "big.png").write_bytes(base64.b64decode(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+        + b"\0" * 400_000)
+    spacer = "<div style='height:6000px'></div>"
+    (tmp_path / "lazy.html").write_text(f"<p>top</p>{spacer}" + "<img src='big.png' loading='lazy' width=10 height=10>",
+                                        encoding="utf-8")
+    (tmp_path / "eager.html").write_text(f"<p>top</p>{spacer}" + "<img src='big.png' width=10 height=10>", encoding="utf-8")
+    with checks.Served(tmp_path) as site:
+        lazy = checks.first_screen(chromium, site + "lazy.html", site, tmp_path, settle_ms=300)
+        eager = checks.first_screen(chromium, site + "eager.html", site, tmp_path, settle_ms=300)
+    assert "big.png" not in lazy and sum(lazy.values()) < 1000
+    assert eager["big.png"] == (tmp_path / "big.png").stat().st_size

@@ -1,0 +1,187 @@
+"""The book's page extensions (``book/_ext``), function by function, on small inputs made for each case.
+
+- ``bibliography_style``: author–year labels as the citations read them, lettered years for one
+  author group's papers of one year;
+- ``page_titles``: the contents' entries in words, the tab's title once;
+- ``figure_links``: every image linked to its figure's SVG (or to itself), lazy and sized;
+- ``reading_aids``: verdict cells marked, and only those;
+- ``light_pages``: the theme's unused scripts left out, the search page's kept;
+- ``compendium.figures.heading_of``: a figure's heading, a prefix of its caption.
+
+The built pages are checked by ``tests/test_built_book.py`` and, in a browser, by ``tests/browser``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from pybtex.database import BibliographyData, Entry, Person
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
+
+import bibliography_style as bib  # noqa: E402
+import figure_links  # noqa: E402
+import light_pages  # noqa: E402
+import page_titles  # noqa: E402
+import reading_aids  # noqa: E402
+from compendium.figures import heading_of  # noqa: E402
+
+
+def _entry(authors: list[str], year: str | None, title: str = "T") -> Entry:
+    fields = {"title": title, **({"year": year} if year else {})}
+    return Entry("article", fields=fields, persons={"author": [Person(a) for a in authors]} if authors else {})
+
+
+@pytest.mark.parametrize(("authors", "year", "label"), [
+    (["Shapley, Lloyd S."], "1953", "Shapley, 1953"),
+    (["Shapley, Lloyd S.", "Shubik, Martin"], "1954", "Shapley and Shubik, 1954"),
+    (["Lemaire, Vincent", "Cl{\\'e}rot, Fabrice", "Boull{\\'e}, Marc"], "2023", "Lemaire et al., 2023"),
+    (["{\\v{S}}trumbelj, Erik", "Kononenko, Igor"], "2014", "Štrumbelj and Kononenko, 2014"),
+    (["{Khiops}"], "2016", "Khiops, 2016"),
+    (["Amoukou, Salim Ibrahim", "Brunel, Nicolas"], None, "Amoukou and Brunel, n.d."),
+    ([], "2013", "T, 2013"),
+])
+def test_author_year_labels(authors: list[str], year: str | None, label: str) -> None:
+    assert bib.author_year_label(_entry(authors, year)) == label
+
+
+def test_one_author_groups_papers_of_one_year_get_letters_by_title() -> None:
+    group = ["Ferrettini, Gabriel", "Aligon, Julien", "Soul{\\'e}-Dupuy, Chantal"]
+    data = BibliographyData(entries={
+        "improving": _entry(group, "2020", "Improving on coalitional prediction explanation"),
+        "explaining": _entry(group, "2020", "Explaining single predictions: A faster method"),
+        "other": _entry(group, "2021", "Another year"),
+        "alone": _entry(["Shapley, Lloyd S."], "2020", "Same year, other authors"),
+        "undated": _entry(group, None),
+    })
+    years = bib.distinct_years(data)
+    assert years == {"explaining": "2020a", "improving": "2020b"}
+    for key, year in years.items():
+        data.entries[key].fields["year"] = year
+    assert bib.distinct_years(data) == years  # applying it again changes nothing
+    labels = list(bib.AuthorYearLabelStyle().format_labels(data.entries.values()))
+    assert "Ferrettini et al., 2020a" in labels and "Ferrettini et al., 2020b" in labels
+    assert len(set(labels)) == len(labels)
+
+
+def test_a_label_that_still_repeats_is_an_error() -> None:
+    twins = [_entry(["Shapley, Lloyd S."], "1953", "A"), _entry(["Shapley, Lloyd S."], "1953", "B")]
+    with pytest.raises(ValueError, match="Shapley, 1953"):
+        list(bib.AuthorYearLabelStyle().format_labels(twins))
+
+
+def test_the_books_bibliography_labels_are_unique() -> None:
+    from pybtex.database import parse_file
+
+    data = parse_file(str(Path(__file__).resolve().parents[1] / "book" / "references.bib"), bib_format="bibtex")
+    for key, year in bib.distinct_years(data).items():
+        data.entries[key].fields["year"] = year
+    labels = list(bib.AuthorYearLabelStyle().format_labels(data.entries.values()))
+    assert len(labels) == len(set(labels)) == len(data.entries)
+
+
+BOOK = "Shapley explanations of classifiers \u2014 an executable compendium"
+
+
+@pytest.mark.parametrize(("title", "tab"), [
+    (BOOK, BOOK),
+    ("Weight of evidence &amp; <em>Shapley</em> values", "Weight of evidence & Shapley values \u2014 Shapley explanations of classifiers"),
+    ("", BOOK),
+])
+def test_the_tab_title_says_the_book_once(title: str, tab: str) -> None:
+    assert page_titles.tab_title(title, BOOK) == tab
+    page = page_titles.retitle(f"<head><title>{title} &#8212; {BOOK}</title></head>", title, BOOK)
+    assert page.count(BOOK.split(" \u2014 ")[0]) == 1
+
+
+def test_contents_entries_show_the_resolved_heading() -> None:
+    toc = ('<ul><li><a class="reference internal" href="#check-1">Check 1: eq. <code class="xref eq docutils literal">'
+           '<span class="pre">eq-nb-shapley</span></code> is exact</a></li>'
+           '<li><a class="reference internal" href="#plain">Plain heading</a></li></ul>')
+    fixed = page_titles.fix_contents(toc, {"check-1": "Check 1: eq. <span>(L10)</span> is exact", "plain": "other"})
+    assert "eq-nb-shapley" not in fixed and "(L10)" in fixed
+    assert "Plain heading" in fixed  # an entry without a raw reference is left as it is
+    assert page_titles.fix_contents(toc, {}) == toc
+
+
+STEMS = {"found-waterfall"}
+DESCRIBED = {"Waterfall chart of one row.": "found-waterfall"}
+
+
+def _link(body: str, sizes: dict[str, tuple[int, int]] | None = None) -> str:
+    return figure_links.link_figures(body, lambda name: f"../../book/figures/{name}.svg", sizes or {}, STEMS, DESCRIBED)
+
+
+def test_a_figure_links_to_its_svg_by_name_or_description() -> None:
+    by_name = _link('<img alt="x" src="../_images/found-waterfall.png" />')
+    assert by_name.startswith('<a class="reference external figure-full" href="../../book/figures/found-waterfall.svg"')
+    by_description = _link('<img alt="Waterfall chart of   one row." src="../../_images/4370ec.png" />',
+                           {"../../_images/4370ec.png": (900, 600)})
+    assert 'href="../../book/figures/found-waterfall.svg"' in by_description
+    assert 'loading="lazy"' in by_description and 'width="900" height="600"' in by_description
+
+
+def test_an_image_without_svg_links_to_itself_and_a_linked_image_is_left_linked() -> None:
+    plain = _link('<p><img alt="a photo" src="../_images/photo.png" /></p>')
+    assert 'href="../_images/photo.png"' in plain
+    linked = '<a href="https://mybinder.org"><img alt="Binder" src="badge.svg" /></a>'
+    assert _link(linked).count("<a ") == 1 and 'loading="lazy"' in _link(linked)
+
+
+@pytest.mark.parametrize(("cell", "classes"), [
+    ("<td>reproduced</td>", "verdict verdict-reproduced"),
+    ("<td><p>not reproduced</p></td>", "verdict verdict-not-reproduced"),
+    ('<td class="x">explained deviation</td>', "x verdict verdict-explained-deviation"),
+    ("<td>derivation check</td>", "verdict verdict-derivation-check"),
+])
+def test_verdict_cells_are_marked(cell: str, classes: str) -> None:
+    assert f'class="{classes}"' in reading_aids.mark_verdicts(cell)
+
+
+@pytest.mark.parametrize("cell", ["<td>reproduced in part</td>", "<td>0.837</td>", "<th>reproduced</th>",
+                                  "<td>the claim is reproduced</td>"])
+def test_other_cells_are_not(cell: str) -> None:
+    assert reading_aids.mark_verdicts(cell) == cell
+
+
+PAGE = """<head>
+    <script defer src="../_static/scripts/fontawesome.js?digest=55c2"></script>
+    <script src="../_static/searchtools.js"></script>
+    <script src="../_static/language_data.js"></script>
+    <script src="../searchindex.js"></script>
+    <script defer src="../_static/scripts/bootstrap.js?digest=55c2"></script>
+</head>"""
+
+
+def test_unused_theme_scripts_are_left_out() -> None:
+    page = light_pages.strip_unused(PAGE, search_page=False)
+    assert "fontawesome" not in page and "search" not in page and "language_data" not in page
+    assert "bootstrap.js" in page
+    search = light_pages.strip_unused(PAGE, search_page=True)
+    assert "fontawesome" not in search and search.count("search") == 2 and "language_data" in search
+
+
+@pytest.mark.parametrize(("caption", "heading"), [
+    ("The paper's Figure 3 reproduced: TwoNorm, normalised global Shapley values", "The paper's Figure 3 reproduced"),
+    ("Exact interventional Shapley values (eq. {eq}`eq-found-value-function`) of a classifier",
+     "Exact interventional Shapley values"),
+    ("Projections $\\langle\\phi, c\\rangle_a$ of the compositions; dashed: uniform", "Projections $\\langle\\phi, c\\rangle_a$ of the compositions"),
+    ("The LUCAS network as built by `lib.bayesnet.lucas()`: {setup}`12` variables", "The LUCAS network as built by `lib.bayesnet.lucas()`"),
+    ("A caption without a clause.", "A caption without a clause"),
+])
+def test_a_figures_heading_is_its_captions_first_clause(caption: str, heading: str) -> None:
+    assert heading_of(caption) == heading
+    assert caption.startswith(heading)
+
+
+def test_a_folded_cells_toggle_is_named_by_its_words() -> None:
+    import accessibility
+
+    body = ('<details class="admonition hide above-input">\n<summary aria-label="Toggle hidden content">\n'
+            '<p class="collapsed admonition-title">Show code cell source</p>')
+    fixed = accessibility.name_hidden_cells_by_their_text(body)
+    assert 'aria-label' not in fixed and "<summary>\n<p" in fixed
+    other = '<details class="sd-dropdown"><summary aria-label="Toggle hidden content">'
+    assert accessibility.name_hidden_cells_by_their_text(other) == other     # not a folded cell
