@@ -355,7 +355,7 @@ def coalitional_influence_interventional(
     coalitions Eq. (F4) reads, the subsets of each group (:func:`lib.shapley.coalition_values`):
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
-    hundreds; a group may have at most :data:`lib.shapley.MAX_EXACT_FEATURES` attributes.
+    hundreds; a group may have at most :data:`lib.games.MAX_EXACT_FEATURES` attributes.
     ``f`` has one output (pick a class first).  ``groups`` hold attribute indices, or column
     names of a DataFrame ``X``.  Returns ``(n, d)``; :func:`coalitional_explanation` returns the
     same numbers as a result object, at ``n`` more model rows (``f(x)``).

@@ -160,7 +160,7 @@ class SklearnNaiveBayes:
         ``game="posterior"``: the classifier's own ``log P(c|x) / (1 - P(c|x))``, which for three
         classes or more is not additive: its exact values come from
         :func:`lib.shapley.exact_shapley` on that function (``background`` required, at most
-        :data:`lib.shapley.MAX_EXACT_FEATURES` features).  For two classes the games coincide.
+        :data:`lib.games.MAX_EXACT_FEATURES` features).  For two classes the games coincide.
 
         ``positive``: the class explained; default the second class for two classes, every class
         (one output each) for more.  The result's ``method`` and ``output_names`` name the game.
