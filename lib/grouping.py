@@ -242,7 +242,8 @@ def vif_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
     Reconstruction: the loop runs over ``a' ≠ a`` (``a`` is no longer in the data);
     duplicate groups kept once; uncovered attributes added as singletons.  The authors'
     code (``vif_grouping``) maps the index ``j`` of the reduced data back with
-    ``j + 1 if j >= 1 else j``, which is right only for ``a`` = the first attribute;
+    ``j + 1 if j >= 1 else j`` whatever ``a`` is, which is right only for ``a`` = the second
+    attribute (index 1) (notebooks/05-coalitional-explanations/05-authors-code.ipynb runs it);
     here ``a'`` is the attribute itself.  VIFs include an intercept (their
     ``assign(const=1)``).  Since dropping a regressor never raises ``R²``,
     ``VIF_{-a}(a') ≤ VIF(a')`` always.
