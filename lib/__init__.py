@@ -82,6 +82,7 @@ __all__ = [
     "khiops_nb",
     "models",
     "naive_bayes",
+    "naive_bayes_compositions",
     "naive_bayes_sklearn",
     "parallel",
     "permutation_sampling",

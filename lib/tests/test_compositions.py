@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import compositions as cp
+from lib import naive_bayes_compositions as nbc
 from lib import shapley as sh
 from lib import simplex as sx
 from lib.experiments import comp_estimation as ce
@@ -325,17 +326,17 @@ def test_naive_bayes_closed_form_is_the_exact_shapley_composition(case):
     X = np.stack([rng.integers(0, p, size=3) for p in n_parts], axis=1)
     f = _posterior(tables)
     exact = cp.exact_shapley_compositions(f, X, bg)
-    closed = cp.naive_bayes_shapley_compositions(tables, X, bg)
+    closed = nbc.naive_bayes_shapley_compositions(tables, X, bg)
     np.testing.assert_allclose(closed.ilr_values, exact.ilr_values, atol=1e-10)
     np.testing.assert_allclose(sx.clr(closed.base), sx.clr(exact.base), atol=1e-10)
     np.testing.assert_allclose(closed.prediction, f(X), atol=1e-12)
     assert np.all(closed.efficiency_gap() < 1e-10)
     # background=None uses part_prob, here the background's own frequencies
-    default = cp.naive_bayes_shapley_compositions(tables, X)
+    default = nbc.naive_bayes_shapley_compositions(tables, X)
     np.testing.assert_allclose(default.ilr_values, closed.ilr_values, atol=1e-12)
     # the compositions do not depend on the basis
     V = sx.sbp_basis(sx.helmert_sbp(K)[:, ::-1])
-    other = cp.naive_bayes_shapley_compositions(tables, X, bg, basis=V)
+    other = nbc.naive_bayes_shapley_compositions(tables, X, bg, basis=V)
     np.testing.assert_allclose(sx.clr(other.compositions), sx.clr(closed.compositions), atol=1e-10)
 
 
@@ -343,7 +344,7 @@ def test_naive_bayes_matches_the_brute_force_in_the_simplex():
     rng = np.random.default_rng(4)
     tables, bg, n_parts = _random_tables(rng, 3, 4, 7)
     x = np.array([n_parts[0] - 1, 0, 1])
-    closed = cp.naive_bayes_shapley_compositions(tables, x[None, :], bg)
+    closed = nbc.naive_bayes_shapley_compositions(tables, x[None, :], bg)
     expected = brute_force(_posterior(tables), x, bg)  # eq. 5-7 over the 3! orders, no ILR
     np.testing.assert_allclose(sx.clr(closed.compositions[0]), sx.clr(expected), atol=1e-10)
 
@@ -354,7 +355,7 @@ def test_two_classes_reduce_to_lemaire_eq_10_over_sqrt_2(d, seed):
     rng = np.random.default_rng(seed)
     tables, bg, n_parts = _random_tables(rng, d, 2, 9)
     X = np.stack([rng.integers(0, p, size=4) for p in n_parts], axis=1)
-    closed = cp.naive_bayes_shapley_compositions(tables, X)
+    closed = nbc.naive_bayes_shapley_compositions(tables, X)
     phi, base = nbm.shapley_values(tables, X, positive=tables.classes[0])
     np.testing.assert_allclose(closed.ilr_values[:, :, 0], phi / np.sqrt(2), atol=1e-12)
     np.testing.assert_allclose(sx.ilr(closed.base)[:, 0], base / np.sqrt(2), atol=1e-12)
@@ -372,10 +373,10 @@ def test_naive_bayes_accepts_a_fitted_model_and_predicts_like_it():
     y = rng.choice(["p", "q", "r"], size=60)
     model = nbm.WeightedNaiveBayes(n_bins=3, weights=[0.3, 0.9]).fit(X, y)
     parts = model.transform(X.iloc[:5])
-    res = cp.naive_bayes_shapley_compositions(model, parts, model.transform(X))
+    res = nbc.naive_bayes_shapley_compositions(model, parts, model.transform(X))
     np.testing.assert_allclose(res.prediction, model.predict_proba(X.iloc[:5]), atol=1e-12)
     assert res.class_names == ["p", "q", "r"] and res.feature_names == ["a", "b"]
-    prior, terms = cp.naive_bayes_ilr_terms(model)
+    prior, terms = nbc.naive_bayes_ilr_terms(model)
     assert prior.shape == (2,) and [t.shape for t in terms] == [(3, 2), (3, 2)]
 
 
@@ -384,25 +385,25 @@ def test_naive_bayes_bad_input_raises():
     tables, bg, n_parts = _random_tables(rng, 2, 3, 5)
     good = np.zeros((1, 2), dtype=int)
     with pytest.raises(ValueError, match="shape \\(n, 2\\)"):
-        cp.naive_bayes_shapley_compositions(tables, np.zeros((1, 3), dtype=int))
+        nbc.naive_bayes_shapley_compositions(tables, np.zeros((1, 3), dtype=int))
     with pytest.raises(ValueError, match="out of range"):
-        cp.naive_bayes_shapley_compositions(tables, np.array([[0, 9]]))
+        nbc.naive_bayes_shapley_compositions(tables, np.array([[0, 9]]))
     with pytest.raises(ValueError, match="integers"):
-        cp.naive_bayes_shapley_compositions(tables, np.array([[0.0, 1.0]]))
+        nbc.naive_bayes_shapley_compositions(tables, np.array([[0.0, 1.0]]))
     with pytest.raises(ValueError, match="no rows"):
-        cp.naive_bayes_shapley_compositions(tables, good, np.zeros((0, 2), dtype=int))
+        nbc.naive_bayes_shapley_compositions(tables, good, np.zeros((0, 2), dtype=int))
     with pytest.raises(ValueError, match="no rows"):
-        cp.naive_bayes_shapley_compositions(tables, np.zeros((0, 2), dtype=int))
+        nbc.naive_bayes_shapley_compositions(tables, np.zeros((0, 2), dtype=int))
     with pytest.raises(ValueError, match="out of range"):
-        cp.naive_bayes_shapley_compositions(tables, good, np.array([[-1, 0]]))
+        nbc.naive_bayes_shapley_compositions(tables, good, np.array([[-1, 0]]))
     with pytest.raises(ValueError, match="basis"):
-        cp.naive_bayes_shapley_compositions(tables, good, basis=sx.helmert_basis(4))
+        nbc.naive_bayes_shapley_compositions(tables, good, basis=sx.helmert_basis(4))
     with pytest.raises(ValueError, match="class names"):
-        cp.naive_bayes_shapley_compositions(tables, good, class_names=["a", "b"])
+        nbc.naive_bayes_shapley_compositions(tables, good, class_names=["a", "b"])
     with pytest.raises(ValueError, match="feature names"):
-        cp.naive_bayes_shapley_compositions(tables, good, feature_names=["a"])
+        nbc.naive_bayes_shapley_compositions(tables, good, feature_names=["a"])
     with pytest.raises(TypeError, match="NaiveBayesTables"):
-        cp.naive_bayes_shapley_compositions(nbm.WeightedNaiveBayes(), good)  # not fitted
+        nbc.naive_bayes_shapley_compositions(nbm.WeightedNaiveBayes(), good)  # not fitted
     with pytest.raises(ValueError, match="zero"):  # a zero likelihood is refused by the tables
         nbm.NaiveBayesTables(feature_names=["v"], classes=np.arange(2), prior=np.array([0.5, 0.5]),
                              likelihood=[np.array([[1.0, 0.5], [0.0, 0.5]])], part_prob=[np.array([0.5, 0.5])],
@@ -440,7 +441,7 @@ def test_shap_estimators_on_the_ilr_coordinates():
     tables, bg, n_parts = _random_tables(rng, 3, 3, 6)
     X = np.stack([rng.integers(0, p, size=2) for p in n_parts], axis=1)
     f = _posterior(tables)
-    closed = cp.naive_bayes_shapley_compositions(tables, X, bg)
+    closed = nbc.naive_bayes_shapley_compositions(tables, X, bg)
     # ilr ∘ f is additive: one forward-and-backward permutation is already exact
     c = cp.CountingModel(f)
     perm = cp.shap_permutation_compositions(c, X.astype(float), bg.astype(float), max_evals=7, seed=0)

@@ -118,3 +118,15 @@ def test_lib_all_is_the_maps_public_modules_and_each_is_reachable() -> None:
         assert getattr(lib, name).__name__ == f"lib.{name}"
     with pytest.raises(AttributeError):
         lib.not_a_module  # noqa: B018
+
+
+def test_no_module_of_lib_is_over_850_lines() -> None:
+    from pathlib import Path
+
+    """One concept per module, each short enough to read: CONTRIBUTING's rooms of one concept
+    (the tests excepted)."""
+    root = Path(__file__).resolve().parents[1]
+    long = {str(p.relative_to(root)): n for p in sorted(root.rglob("*.py"))
+            if "tests" not in p.relative_to(root).parts
+            and (n := len(p.read_text(encoding="utf-8").splitlines())) > 850}
+    assert long == {}, f"modules of lib over 850 lines (split them by concept): {long}"

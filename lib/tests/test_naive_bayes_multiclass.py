@@ -146,12 +146,12 @@ def test_bad_input():
 def test_geometric_rest_is_eq10_against_the_geometric_mean_of_the_others():
     """Independent route: a two-class table whose second column is the closed geometric mean
     of the other classes' likelihoods, through eq. 10 (lib.naive_bayes.shapley_values)."""
-    from lib import compositions as cp
+    from lib import naive_bayes_compositions as nbc
 
     X, _, model = _three_class()
     t = model.tables_
     parts = model.transform(X)
-    geo = cp.naive_bayes_geometric_rest(cp.naive_bayes_shapley_compositions(t, parts).compositions)
+    geo = nbc.naive_bayes_geometric_rest(nbc.naive_bayes_shapley_compositions(t, parts).compositions)
     for k in range(3):
         others = [j for j in range(3) if j != k]
         lik = []
@@ -165,13 +165,13 @@ def test_geometric_rest_is_eq10_against_the_geometric_mean_of_the_others():
 
 
 def test_pairwise_clr_differences_are_one_vs_one_eq10():
-    from lib import compositions as cp
+    from lib import naive_bayes_compositions as nbc
     from lib import simplex as sx
 
     X, _, model = _three_class()
     t = model.tables_
     parts = model.transform(X)
-    clr = sx.clr(cp.naive_bayes_shapley_compositions(t, parts).compositions)
+    clr = sx.clr(nbc.naive_bayes_shapley_compositions(t, parts).compositions)
     k, j = 2, 0
     two = nb.NaiveBayesTables(feature_names=t.feature_names, classes=np.array([k, j]),
                               prior=t.prior[[k, j]] / t.prior[[k, j]].sum(),
@@ -182,9 +182,9 @@ def test_pairwise_clr_differences_are_one_vs_one_eq10():
 
 @pytest.mark.parametrize("k", [2, 3, 4, 7, 10])
 def test_clr_l1_over_l2_bounds(k):
-    from lib import compositions as cp
+    from lib import naive_bayes_compositions as nbc
 
-    lo, hi = cp.clr_l1_over_l2_bounds(k)
+    lo, hi = nbc.clr_l1_over_l2_bounds(k)
     rng = np.random.default_rng(k)
     v = rng.normal(size=(5000, k)) ** 3
     v -= v.mean(axis=1, keepdims=True)
@@ -198,4 +198,4 @@ def test_clr_l1_over_l2_bounds(k):
     for vec, bound in ((low, lo), (high, hi)):
         assert abs(np.abs(vec).sum() / np.linalg.norm(vec) - bound) < 1e-12
     with pytest.raises(ValueError, match="two parts"):
-        cp.clr_l1_over_l2_bounds(1)
+        nbc.clr_l1_over_l2_bounds(1)
