@@ -1,4 +1,5 @@
-"""The API reference page, book/api.md (issue 32): every public module of lib is on it, with a
+"""The API reference pages, book/api.md and its three sections book/api-methods.md,
+book/api-machinery.md and book/api-infrastructure.md (issue 32): every public module of lib is on one of them, with a
 table of its functions and classes and their book equations, and the docstrings' ``Book:`` lines
 become links to the equations."""
 
@@ -15,11 +16,17 @@ api_docs = importlib.import_module("api_docs")
 
 
 def test_every_public_module_has_its_table_and_its_documentation() -> None:
-    page = (REPO_ROOT / "book" / "api.md").read_text(encoding="utf-8")
+    pages = [(REPO_ROOT / "book" / f"{name}.md").read_text(encoding="utf-8")
+             for name in ("api", "api-methods", "api-machinery", "api-infrastructure")]
+    page = "\n".join(pages)
     modules = [name for name in lib.__all__ if name != "experiments"]
     missing = [m for m in modules if f"```{{api-table}} lib.{m}\n" not in page or f".. automodule:: lib.{m}\n" not in page]
-    assert missing == [], f"public modules of lib missing from book/api.md: {missing}"
+    assert missing == [], f"public modules of lib missing from book/api*.md: {missing}"
+    twice = [m for m in modules if page.count(f".. automodule:: lib.{m}\n") != 1]
+    assert twice == [], f"modules documented on more than one API page: {twice}"
     assert ".. automodule:: lib.experiments" not in page
+    # the first page lists every module, each a link to its documentation wherever it is
+    assert all(f"   lib.{m}\n" in pages[0] for m in modules)
 
 
 def test_every_public_function_is_listed_once_under_its_own_module() -> None:
