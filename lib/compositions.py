@@ -330,15 +330,6 @@ def _class_index(output: int | str, names: Sequence[str] | None, n_classes: int)
     raise ValueError(f"unknown class {output!r}; the classes are {names if names is not None else list(range(n_classes))}")
 
 
-def _wrap(
-    res: sh.ShapleyResult,
-    values: np.ndarray,
-    basis: np.ndarray,
-    class_names: Sequence[str] | None,
-) -> ShapleyCompositions:
-    return ShapleyCompositions.from_ilr(res, values, basis, class_names)
-
-
 def _n_classes(res: sh.ShapleyResult) -> int:
     if res.values.ndim != 3:  # pragma: no cover - ilr_model always returns (r, N-1)
         raise ValueError("expected a multi-output result")
@@ -394,7 +385,7 @@ def exact_shapley_compositions(
         raise _sum_error(model, X, background, err) from None
     n_classes = _n_classes(res)
     V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
-    return _wrap(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
 
 
 def adjust_efficiency_compositions(
@@ -492,7 +483,7 @@ def sample_shapley_compositions(
         values = adjust_efficiency_compositions(
             values, res.variances, res.outputs - res.base_values, eps=eps
         )
-    return _wrap(res, values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, values, V, class_names)
 
 
 # ---------------------------------------------------------------------------
@@ -687,7 +678,7 @@ def shap_sampling_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, values, base, "shap-sampling", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return _wrap(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
 
 
 def shap_permutation_compositions(
@@ -730,4 +721,4 @@ def shap_permutation_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, ex.values, ex.base_values, "shap-permutation", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return _wrap(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
