@@ -28,13 +28,11 @@ import numpy.typing as npt
 import pandas as pd
 
 from lib import shapley as sh
-from lib.counting import CountingModel  # re-exported: the estimation notebook counts rows with it
 from lib.models import as_model, model_and_output_names
 from lib import simplex as sx
 from lib.validation import as_rows, check_finite_inputs
 
 __all__ = [
-    "CountingModel",
     "ProbabilitySumError",
     "SUM_TOLERANCE",
     "ShapleyCompositions",

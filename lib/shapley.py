@@ -51,7 +51,6 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from lib.counting import CountingModel  # noqa: F401 (the notebooks' lib.shapley.CountingModel, until they call lib.counting)
 from lib.games import (
     MAX_EXACT_FEATURES,
     as_coalition_masks,

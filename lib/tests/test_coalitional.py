@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sklearn.naive_bayes import GaussianNB
 from sklearn.tree import DecisionTreeClassifier
 
+from lib.counting import CountingModel
 from lib import coalitional as co
 from lib import grouping as gr
 
@@ -225,13 +226,13 @@ def test_interventional_values_match_engine_and_count_calls():
     assert np.allclose(co.complete_influence(full), exact_shapley(_linear_model, X, B).values)
 
     groups = [[0, 1], [2, 3, 4]]
-    f = sh.CountingModel(_linear_model)
+    f = CountingModel(_linear_model)
     part = co.interventional_values(f, X, B, co.coalitions_needed(groups, d))
     n_coal = 1 + 3 + 7
     assert f.rows == n * n_coal * m
     assert np.isnan(part).sum() == n * (2**d - n_coal)
     assert np.allclose(co.coalitional_influence(part, groups), co.coalitional_influence(full, groups))
-    g = sh.CountingModel(_linear_model)
+    g = CountingModel(_linear_model)
     co.interventional_values(g, X, B)
     assert g.rows == n * 2**d * m
 
@@ -486,7 +487,7 @@ def test_model_groups_threshold_extremes():
 def test_model_groups_partition_trace_and_cost():
     rng = np.random.default_rng(4)
     X = rng.normal(size=(600, 5))
-    calls = sh.CountingModel(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
+    calls = CountingModel(lambda Z: (np.asarray(Z)[:, 0] + np.asarray(Z)[:, 1] * np.asarray(Z)[:, 3] > 0).astype(int))
     trace: list = []
     gs = gr.model_groups(calls, X, 0.1, trace=trace)
     co.check_groups(gs, 5)  # a partition: disjoint and covering, else ValueError
@@ -603,7 +604,7 @@ def test_sparse_coalitional_influence_on_many_attributes_reads_only_what_eq4_nee
     d, n, m = 57, 3, 6                                              # Spambase's width: 2**57 coalitions in all
     X, B = rng.normal(size=(n, d)), rng.normal(size=(m, d))
     groups = [list(range(k, min(k + 5, d))) for k in range(0, d, 5)]  # 11 groups of 5 and one of 2
-    model = sh.CountingModel(_smooth)
+    model = CountingModel(_smooth)
     phi = co.coalitional_influence_interventional(model, X, B, groups)
     assert phi.shape == (n, d)
     assert model.rows == n * m * (1 + 11 * (2**5 - 1) + (2**2 - 1))  # coalitional paper, §3.2

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lib.counting import CountingModel
 from lib import compositions as cp
 from lib import naive_bayes_compositions as nbc
 from lib import shapley as sh
@@ -417,12 +418,12 @@ def test_naive_bayes_bad_input_raises():
 
 def test_counting_model_counts_rows_and_calls():
     f = random_model(np.random.default_rng(0), 2, 3)
-    c = cp.CountingModel(f)
+    c = CountingModel(f)
     np.testing.assert_allclose(c(np.zeros((5, 2))), f(np.zeros((5, 2))))
     c(np.zeros((2, 2)))
     assert (c.rows, c.calls) == (7, 2)
     with pytest.raises(ValueError, match="callable"):
-        cp.CountingModel(3)
+        CountingModel(3)
 
 
 def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
@@ -430,7 +431,7 @@ def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
     f = random_model(rng, 3, 4)
     X, bg = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
     for allocation in ("uniform", "variance"):
-        c = cp.CountingModel(f)
+        c = CountingModel(f)
         cp.sample_shapley_compositions(c, X, bg, max_rows=sh.sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
                                        **({"batch_size": 3} if allocation == "variance" else {}))
         assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
@@ -443,7 +444,7 @@ def test_shap_estimators_on_the_ilr_coordinates():
     f = _posterior(tables)
     closed = nbc.naive_bayes_shapley_compositions(tables, X, bg)
     # ilr ∘ f is additive: one forward-and-backward permutation is already exact
-    c = cp.CountingModel(f)
+    c = CountingModel(f)
     perm = cp.shap_permutation_compositions(c, X.astype(float), bg.astype(float), max_evals=7, seed=0)
     np.testing.assert_allclose(perm.ilr_values, closed.ilr_values, atol=1e-10)
     assert 0 < c.rows <= 2 * 7 * len(bg) + 2 + len(bg)

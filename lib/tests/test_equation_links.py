@@ -42,7 +42,7 @@ NOT_IMPLEMENTED: dict[str, str] = {
     "eq-nb-ks-proba": "derivation step (mean value theorem) behind the bound eq-nb-ks-bound",
     "eq-nb-ks-bound": "an inequality the notebook checks on numbers; no function computes it",
     "eq-nb-ks-logit": "an inequality (the logit of a mean is not the mean of the logits)",
-    "eq-nb-kernel-table": "shap's cost count, measured in the notebook with lib.shapley.CountingModel",
+    "eq-nb-kernel-table": "shap's cost count, measured in the notebook with lib.counting.CountingModel",
     "eq-nb-multi-clr": "worked example (one-hot phi): clr of a Kronecker delta",
     "eq-nb-multi-ovo": "worked example (one-hot phi): the one-vs-one difference of two clr parts",
     # chapter 2

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lib.counting import CountingModel
 from lib import shapley as sh
 from lib.permutation_sampling import antithetic_rows, antithetic_shapley, pairs_for_budget
 
@@ -107,7 +108,7 @@ def test_null_player_gets_zero_in_every_walk(d, m, pairs, seed):
 @pytest.mark.parametrize("n,d,m,pairs,q", [(1, 14, 20, 7, 1), (3, 5, 7, 4, 2), (2, 1, 3, 5, 1), (1, 2, 1, 3, 1)])
 def test_budget_counted(n, d, m, pairs, q):
     rng = np.random.default_rng(0)
-    counted = sh.CountingModel(lambda Z: np.asarray(Z).sum(axis=1))
+    counted = CountingModel(lambda Z: np.asarray(Z).sum(axis=1))
     antithetic_shapley(counted, rng.normal(size=(n, d)), rng.normal(size=(m, d)), n_pairs=pairs, rng=rng,
                        background_per_pair=q, max_rows_per_call=50)
     # 2 walks x q background rows x (d - 1) intermediate rows per pair, f(x) and f(b) once
@@ -192,7 +193,7 @@ def test_unbiased_on_discrete_data_where_rows_are_skipped():
 
 def test_cost_on_discrete_data_counted_by_an_independent_count():
     f, X, bg = _discrete(4, 3, 6, 5)
-    counted = sh.CountingModel(f)
+    counted = CountingModel(f)
     rng = np.random.default_rng(9)
     pairs = 7
     antithetic_shapley(counted, X, bg, n_pairs=pairs, rng=rng)
@@ -212,7 +213,7 @@ def test_cost_on_discrete_data_counted_by_an_independent_count():
 @pytest.mark.parametrize("budget", [60, 200, 1000])
 def test_max_rows_is_respected(budget):
     f, x, bg = _discrete(2, 1, 8, 10)
-    counted = sh.CountingModel(f)
+    counted = CountingModel(f)
     res = antithetic_shapley(counted, x, bg, max_rows=budget, rng=np.random.default_rng(0))
     assert counted.rows <= budget
     assert counted.rows > budget - 2 * 7 * 2 - 1  # one more pair would not have fit (or the cap)
@@ -227,7 +228,7 @@ def test_exact_once_through_background_when_walks_are_free():
     bg = np.repeat(x, 4, axis=0)
     bg[np.arange(4), np.arange(4)] = 0
     f = _nonlinear(rng.normal(size=(4, 4)))
-    counted = sh.CountingModel(f)
+    counted = CountingModel(f)
     est = antithetic_shapley(counted, x, bg, max_rows=10_000, rng=rng)
     assert counted.rows == 1 + 4
     np.testing.assert_allclose(est.values, sh.exact_shapley(f, x, bg).values, atol=1e-12)
