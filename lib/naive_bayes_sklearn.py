@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from lib.naive_bayes import NaiveBayesTables, shapley_lookup
-from lib.shapley import ShapleyResult
+from lib.result import ShapleyResult
 
 __all__ = ["NB_GAMES", "SklearnNaiveBayes", "from_sklearn"]
 
