@@ -647,6 +647,7 @@ def _shap_result(
     )
 
 
+@renamed_keywords(class_names="output_names")
 def shap_sampling_compositions(
     f: Model,
     X: Any,
@@ -656,7 +657,7 @@ def shap_sampling_compositions(
     seed: int,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.SamplingExplainer`` on ``ilr ∘ f``.
 
@@ -688,9 +689,10 @@ def shap_sampling_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, values, base, "shap-sampling", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)
 
 
+@renamed_keywords(class_names="output_names")
 def shap_permutation_compositions(
     f: Model,
     X: Any,
@@ -700,7 +702,7 @@ def shap_permutation_compositions(
     seed: int,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.PermutationExplainer`` on ``ilr ∘ f``.
 
@@ -731,4 +733,4 @@ def shap_permutation_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, ex.values, ex.base_values, "shap-permutation", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)

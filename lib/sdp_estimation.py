@@ -52,7 +52,7 @@ from typing import Any
 import pandas as pd
 
 from lib.bayesnet import state_index
-from lib.models import model_and_output_names
+from lib.models import ClassifierFunction, model_and_output_names, output_index, renamed_keywords
 from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
 from lib.games import bitmask_rows
 from lib.result import ShapleyResult
@@ -329,6 +329,7 @@ def _decisions(f: Any, rows: Any, column: int | None, threshold: float, what: st
     return (p >= threshold).astype(int)
 
 
+@renamed_keywords(positive="output")
 def swing_explanation(
     model: Any,
     X: Any,
@@ -336,7 +337,7 @@ def swing_explanation(
     *,
     pi: float = 0.9,
     threshold: float = 0.5,
-    positive: Any = None,
+    output: Any = None,
     estimator: str = "empirical",
     forest: object | None = None,
     min_count: int = 1,
@@ -349,7 +350,8 @@ def swing_explanation(
         (notebooks/03-same-decision-probability/04-estimated-sdp.ipynb).
 
     Amoukou & Brunel, Definitions 3.1-3.2, for any model of ``d`` 0/1 features: the decision
-    ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``positive``
+    ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``output`` (a label of
+    ``classes_`` or a column index, :func:`lib.models.output_index`; ``positive=``, its old name, is deprecated)
     (default the second class of a classifier; a callable returns ``(r,)`` probabilities or
     ``(r, K)``, column 1 by default), on the rows of ``data`` and of ``X``; the SDP of every
     coalition by :func:`empirical_sdp` (``estimator="empirical"``) or :func:`forest_sdp`
@@ -368,10 +370,9 @@ def swing_explanation(
         raise ValueError("estimator='forest' needs forest= (a fitted scikit-learn tree ensemble), and only it")
     f, classes = model_and_output_names(model, None)
     column = None
-    if positive is not None:
-        if classes is None or str(positive) not in classes:
-            raise ValueError(f"positive class {positive!r} is not one of the model's classes {classes}")
-        column = classes.index(str(positive))
+    if output is not None:
+        column = output_index(output, f.classes if isinstance(f, ClassifierFunction) else classes,
+                              len(classes) if classes is not None else None)
     c_data = _decisions(f, data, column, threshold, "data")
     c_x = _decisions(f, X, column, threshold, "X")
     if estimator == "empirical":

@@ -216,7 +216,8 @@ def _linear_model(X):
 
 
 def test_interventional_values_match_engine_and_count_calls():
-    from lib.shapley import exact_shapley, interventional_game
+    from lib.games import interventional_game
+    from lib.shapley import exact_shapley
 
     rng = np.random.default_rng(7)
     d, n, m = 5, 3, 4
