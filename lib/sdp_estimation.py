@@ -79,15 +79,29 @@ class EstimatedSDP:
         return ~np.isnan(self.sdp)
 
 
-def _check_rows(a: np.typing.ArrayLike, what: str, d: int | None = None) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim == 1 and what == "x":
+def _check_rows(a: Any, what: str, d: int | None = None) -> np.ndarray:
+    """0/1 rows as their states; a DataFrame's columns named in the errors, a bad cell by row,
+    column and remedy."""
+    arr = a.to_numpy() if isinstance(a, pd.DataFrame) else np.asarray(a)
+    if arr.ndim == 1 and what in ("x", "X"):
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{what} must be a non-empty 2-D array of 0/1 rows, got shape {np.shape(a)}")
     if d is not None and arr.shape[1] != d:
         raise ValueError(f"{what} has {arr.shape[1]} features, the data have {d}")
-    return state_index(arr)  # ValueError on NaN / non-binary entries
+    try:
+        ok = (arr == 0) | (arr == 1)
+    except (TypeError, ValueError):
+        ok = np.zeros(arr.shape, dtype=bool)
+    ok = np.asarray(ok, dtype=bool)
+    if not ok.all():
+        r, j = (int(v[0]) for v in np.nonzero(~ok))
+        col = repr(str(a.columns[j])) if isinstance(a, pd.DataFrame) else str(j)
+        raise ValueError(
+            f"{what} row {r}, column {col}: {arr[r, j].item() if isinstance(arr[r, j], np.generic) else arr[r, j]!r} is not a binary state (0 or 1). The SDP here is "
+            "defined on 0/1 features: binarise the column (e.g. x > threshold) before explaining"
+        )
+    return state_index(arr.astype(np.int64))
 
 
 def _check_decisions(c: np.typing.ArrayLike, n: int, what: str) -> np.ndarray:
@@ -384,6 +398,6 @@ def swing_explanation(
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
     game = swing_game(np.nan_to_num(sdp, nan=0.0), pi)
     return ShapleyResult(
-        values=swing_shapley(sdp, pi), base_values=game[:, 0], outputs=game[:, -1],
+        values=swing_shapley(sdp, pi, feature_names=names), base_values=game[:, 0], outputs=game[:, -1],
         data=X, feature_names=names, output_names=[f"SDP >= {pi:g}"], method=f"swing-shapley-{estimator}",
     )

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from lib import sampling
+from lib.counting import ANNOUNCE_FEATURES, cost_bar
 from lib.games import MAX_EXACT_FEATURES, Game, bitmask_rows
 from lib.result import ShapleyResult
 from lib.sampling.strumbelj_kononenko import sampling_rows
@@ -257,22 +258,28 @@ def exact_shapley(
     game = _game(f, X, background, "exact_shapley", output=output, feature_names=feature_names,
                  output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
     check_enumerable(game.d, max_features)
+    n, d, m = game.n, game.d, game.m
+    bar = (cost_bar(f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows", n * 2**d * m,
+                    n * 2**d, "coalition") if d > ANNOUNCE_FEATURES else None)
+    progress = bar.update if bar is not None else None
     if exact_path(game.X, game.background) == "fast":
         from lib import _shapley_fast  # numba: imported on the first call that needs it
 
-        values, base, outputs = _shapley_fast.shapley_values(game)
+        values, base, outputs = _shapley_fast.shapley_values(game, progress)
     else:
         if game.d == 0:
             game_v = game.coalition_values(bitmask_rows(np.arange(1), 0))
         else:
             from lib import _shapley_blocks
 
-            game_v = _shapley_blocks.game_values(game.f, game.X, game.background, game.max_rows_per_call)
+            game_v = _shapley_blocks.game_values(game.f, game.X, game.background, game.max_rows_per_call, progress)
         if game_v.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
             values = np.moveaxis(shapley_from_game(np.moveaxis(game_v, 1, 2)), 1, 2)
         else:
             values = shapley_from_game(game_v)
         base, outputs = game_v[:, 0], game_v[:, -1]
+    if bar is not None:
+        bar.close()
     return ShapleyResult(
         values=values,
         base_values=base,

@@ -216,3 +216,80 @@ def test_every_to_explanation_reads_output_by_one_rule(output, column):
     one = sh.exact_shapley(model, X[:2], X[:8], output=output)
     np.testing.assert_allclose(one.values, res.values[:, :, column], atol=1e-12)
     assert one.output_names == [str(column)]
+
+
+# ---------------------------------------------------------------------------
+# Costs said up front (item 7) and messages that name row, column and remedy (item 8)
+# ---------------------------------------------------------------------------
+
+
+def test_exact_enumeration_past_16_features_says_its_cost_and_shows_a_bar(capsys):
+    from lib import shapley as sh
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=17)
+    f = lambda Z: np.asarray(Z, dtype=float) @ w  # noqa: E731
+    res = sh.exact_shapley(f, rng.normal(size=(1, 17)), rng.normal(size=(1, 17)))
+    err = capsys.readouterr().err
+    assert "exact_shapley: 1 rows x 2**17 coalitions x 1 background rows: about 131,072 model rows" in err
+    assert "100%" in err
+    np.testing.assert_allclose(res.values.sum(axis=1), res.outputs - res.base_values, atol=1e-9)
+    sh.exact_shapley(lambda Z: np.asarray(Z, float)[:, 0], rng.normal(size=(1, 16)), rng.normal(size=(1, 16)))
+    assert capsys.readouterr().err == ""                # 16 features: quiet
+
+
+def test_the_model_based_grouping_says_its_cost_past_16_features(capsys):
+    from lib import grouping as gr
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 17))
+    predict = lambda Z: (np.asarray(Z)[:, 0] * np.asarray(Z)[:, 1] > 0).astype(int)  # noqa: E731
+    gr.find_groups(X, "Model", 0.2, predict=predict)
+    err = capsys.readouterr().err
+    assert "model-based grouping of 17 attributes on 40 rows: about" in err and "fidelity" in err
+    gr.find_groups(X[:, :5], "Model", 0.2, predict=predict)
+    assert capsys.readouterr().err == ""
+
+
+def test_grouping_a_column_of_labels_names_it_and_the_remedy():
+    import pandas as pd
+
+    from lib import grouping as gr
+
+    X = pd.DataFrame({"age": [30.0, 41.0, 52.0, 23.0], "city": ["Paris", "Lyon", "Paris", "Nice"]})
+    with pytest.raises(ValueError, match=r"X's column 'city' holds labels \('Paris' at row 0\).*pandas Categorical"):
+        gr.find_groups(X, "PCA", 0.3)
+
+
+def test_sdp_errors_name_the_features_of_a_dataframe_and_a_non_binary_cell():
+    import pandas as pd
+    from sklearn.tree import DecisionTreeClassifier
+
+    from lib import sdp_estimation as se
+
+    rng = np.random.default_rng(2)
+    Z = pd.DataFrame(rng.integers(0, 2, (50, 3)), columns=["smoker", "cough", "fever"])
+    y = (Z["smoker"] | Z["cough"]).to_numpy()
+    model = DecisionTreeClassifier(random_state=0).fit(Z, y)
+    data = Z[(Z["smoker"] == 0) | (Z["fever"] == 0)]          # no row has smoker = 1 and fever = 1
+    x = pd.DataFrame({"smoker": [1], "cough": [0], "fever": [1]})
+    with pytest.raises(ValueError, match=r"the features \['smoker', 'fever'\]"):
+        se.swing_explanation(model, x, data)
+    bad = x.assign(fever=[2])
+    with pytest.raises(ValueError, match=r"x row 0, column 'fever': 2 is not a binary state.*binarise"):
+        se.swing_explanation(model, bad, Z)
+
+
+def test_infinity_in_floats_is_named_before_the_model_sees_it():
+    import pandas as pd
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from lib import shapley as sh
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame(rng.normal(size=(80, 3)), columns=["a", "b", "c"])
+    model = HistGradientBoostingClassifier(max_iter=5).fit(X, (X["a"] > 0).astype(int))
+    bg = X.copy()
+    bg.iloc[7, 2] = np.inf
+    with pytest.raises(ValueError, match=r"background has an infinite value .* at row 7, column 'c': replace it"):
+        sh.exact_shapley(model, X.iloc[:2], bg)
