@@ -276,7 +276,7 @@ def test_bad_models_raise():
     with pytest.raises(ValueError, match="basis"):
         cp.exact_shapley_compositions(good, X, bg, basis=sx.helmert_basis(3))
     with pytest.raises(ValueError, match="class names"):
-        cp.exact_shapley_compositions(good, X, bg, class_names=["a", "b", "c"])
+        cp.exact_shapley_compositions(good, X, bg, output_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="one shape"):
         cp.adjust_efficiency_compositions(np.zeros((1, 2, 2)), np.zeros((1, 2, 1)), np.zeros((1, 2)))
 
@@ -401,7 +401,7 @@ def test_naive_bayes_bad_input_raises():
     with pytest.raises(ValueError, match="basis"):
         nbc.naive_bayes_shapley_compositions(tables, good, basis=sx.helmert_basis(4))
     with pytest.raises(ValueError, match="class names"):
-        nbc.naive_bayes_shapley_compositions(tables, good, class_names=["a", "b"])
+        nbc.naive_bayes_shapley_compositions(tables, good, output_names=["a", "b"])
     with pytest.raises(ValueError, match="feature names"):
         nbc.naive_bayes_shapley_compositions(tables, good, feature_names=["a"])
     with pytest.raises(TypeError, match="NaiveBayesTables"):
@@ -536,7 +536,7 @@ def test_compositions_in_clr_are_efficient_and_feed_shaps_bar_and_waterfall_plot
     rng = np.random.default_rng(31)
     f = random_model(rng, 4, 3)
     X, bg = rng.normal(size=(3, 4)), rng.normal(size=(12, 4))
-    res = cp.exact_shapley_compositions(f, X, bg, class_names=["a", "b", "c"])
+    res = cp.exact_shapley_compositions(f, X, bg, output_names=["a", "b", "c"])
     # clr coordinates: the compositions' clr, the prediction's and the base's; efficiency in clr
     np.testing.assert_allclose(res.values, sx.clr(res.compositions), atol=1e-12)
     np.testing.assert_allclose(res.outputs, sx.clr(res.prediction), atol=1e-12)
