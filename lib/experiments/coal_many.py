@@ -140,7 +140,8 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
         for alpha in ALPHAS:
             t0 = time.process_time()
             if method == "Model":
-                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, fidelity_rows=fidelity_rows)
+                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, fidelity_rows=fidelity_rows,
+                                        progress=False)  # the script shows its own progress
             elif scaled:
                 groups = gr.pca_groups(A, alpha, scale=True)
             else:
