@@ -153,11 +153,11 @@ def test_report_by_construction(tmp_path: Path) -> None:
     counts = report.summary(rep, ["p1", "p2"])
     assert counts.loc["p1"].to_dict() == {
         "reproduced": 3, "consistent": 0, "explained deviation": 2, "not reproduced": 3, "contradicted": 0,
-        "published numbers": 8, "derivation checks": 0, "errata": 0,
+        "published numbers": 8, "derivation checks": 0, "erratum rows": 0, "aims": 0,
     }
     assert counts.loc["p2"].to_dict() == {
         "reproduced": 1, "consistent": 2, "explained deviation": 0, "not reproduced": 2, "contradicted": 1,
-        "published numbers": 6, "derivation checks": 0, "errata": 0,
+        "published numbers": 6, "derivation checks": 0, "erratum rows": 0, "aims": 0,
     }
     assert report.check_evidence(root=tmp_path) == []
     assert report.load_papers(root=tmp_path) == {"p1": "Paper one", "p2": "Paper two"}
@@ -323,7 +323,7 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
     # an erratum of the paper: shown apart like a derivation check, never "contradicted"
     assert status["e"] == report.ERRATUM
     counts = report.summary(rep, ["p1"]).loc["p1"]
-    assert counts["derivation checks"] == 1 and counts["errata"] == 1 and counts["published numbers"] == 6
+    assert counts["derivation checks"] == 1 and counts["erratum rows"] == 1 and counts["published numbers"] == 6
     assert counts["reproduced"] == 4 and counts["contradicted"] == 1
     # claims: one sentence tested three times is one claim, failing where one of its rows does; a table is one
     # claim, failing on one number outside its tolerance, its share of agreeing numbers shown beside it
@@ -383,10 +383,11 @@ def test_independent_causes_counted_once(tmp_path: Path) -> None:
     assert found.loc["another version of the tool", "kind"] == "set-up not the paper's"
     assert found.loc["the paper prints the other class", "kind"] == "demonstrated cause of a deviation"
     # the claims resting only on set-ups that are not the paper's: 'no' (p1) and 'no' (p2) could not be tested,
-    # 'yes' holds on them (consistent), and none fails
+    # 'yes' agrees on them: consistent on a substitute, never "holds"; and none fails
     outcomes = report.claims(rep).set_index(["paper", "claim"])["outcome"]
     assert outcomes[("p1", "no")] == outcomes[("p2", "no")] == report.UNTESTED
-    assert outcomes[("p1", "yes")] == report.HOLDS and (outcomes != report.FAILS).all()
+    assert outcomes[("p1", "yes")] == report.SUBSTITUTE and (outcomes != report.FAILS).all()
+    assert not outcomes.loc[[("p1", "yes"), ("p1", "no"), ("p2", "yes"), ("p2", "no")]].isin(report.OWN_OUTCOMES).any()
 
 
 # --------------------------------------------------------------------------- claims: sentences, outcomes, thresholds
@@ -409,7 +410,8 @@ def test_a_sentence_split_over_tables_is_one_claim(tmp_path: Path) -> None:
                            {"a.csv": rows(True, True), "b.csv": rows(True), "c.csv": rows(True, True, True)})
     table = report.claims(rep)
     assert len(table) == 1
-    assert table.iloc[0][["outcome", "tables", "numbers", "agree"]].tolist() == [report.HOLDS, 3, 6, 6]
+    # every row agrees, on set-ups the book chose: consistent on a substitute, not "holds"
+    assert table.iloc[0][["outcome", "tables", "numbers", "agree"]].tolist() == [report.SUBSTITUTE, 3, 6, 6]
     assert report.claim_summary(rep).set_index("paper").loc["p1", "claims"] == 1
     per_table = report.evidence(rep)
     assert per_table["table"].tolist() == ["A", "B", "C"] and per_table["numbers"].tolist() == [2, 1, 3]
@@ -425,9 +427,11 @@ def test_an_untestable_claim_is_not_a_failure(tmp_path: Path) -> None:
     assert table.loc["The sentence tested here.", ["outcome", "reasons"]].tolist() == [report.UNTESTED, "tool version"]
     assert table.loc["A third sentence.", "outcome"] == report.FAILS   # the paper's own set-up: it fails
     counts = report.claim_summary(rep).set_index("paper").loc["p1"]
-    assert counts[[report.HOLDS, report.FAILS, report.UNTESTED]].tolist() == [0, 1, 2]
+    assert counts[[report.HOLDS, report.FAILS, report.SUBSTITUTE, report.UNTESTED]].tolist() == [0, 1, 0, 2]
     why = report.glance(rep).set_index("paper").loc["p1", "why"]
-    assert why == "fails: A third sentence.; untested: tool version"
+    assert why == "fails: A third sentence.; substitute: tool version"
+    # what the substitute found is kept beside "could not be tested": its rows, and how many agree
+    assert table.loc["The sentence tested here.", ["substitute numbers", "substitute agree"]].tolist() == [1, 0]
 
 
 def test_one_passage_one_verdict(tmp_path: Path) -> None:
@@ -467,8 +471,11 @@ def test_a_table_claim_shows_its_share_and_the_rule_decides(tmp_path: Path) -> N
     rep = _claims_registry(tmp_path, [spec], {"n.csv": "name,paper,ours\n" + "\n".join(rows) + "\n",
                                               "e.csv": "proved\nTrue\n"})
     claim = report.claims(rep).iloc[0]
-    assert claim[["outcome", "numbers", "agree", "explained", "where"]].tolist() == [report.FAILS, 40, 37, 1, "Table 1"]
-    assert "Table 1 (37/40)" in report.glance(rep).set_index("paper").loc["p1", "why"]
+    assert claim[["outcome", "numbers", "agree", "explained", "disagree", "where"]].tolist() == [
+        report.FAILS, 40, 37, 1, 2, "Table 1"]
+    assert report.share(claim) == "37 of 40 numbers agree, 1 explained, 2 do not"
+    assert claim["against"] == "x: 2 (paper: 1); y: 2 (paper: 1)"
+    assert "fails: Table 1" in report.glance(rep).set_index("paper").loc["p1", "why"]
     # the two numbers explained too: the claim holds, every number accounted for
     spec["explained"] = {p: spec["explained"]["e"] for p in ("e", "x", "y")}
     (tmp_path / "data").rename(tmp_path / "old")
