@@ -150,10 +150,10 @@ CLAIM_RULE = (
 )
 #: How the five classes of a number roll up into a claim's outcome, in one sentence.
 ROLL_UP = (
-    "On the paper's own set-up a number or row is reproduced, an explained deviation, not reproduced or "
-    "contradicted, and a claim holds when all of them are one of the first two and fails otherwise; on a "
-    "substitute it is consistent or not reproduced, and the claim is consistent on a substitute when all are "
-    "consistent and could not be tested here otherwise."
+    "A claim holds when every one of its numbers or rows on the paper's own set-up is reproduced or an "
+    "explained deviation, and fails when one is not reproduced or contradicted; a claim tested only on a "
+    "substitute is consistent on a substitute when every one is consistent, and could not be tested here "
+    "when one is not reproduced."
 )
 #: ``mathematical``: a theorem or closed form of the paper, checked against an independent
 #: computation (an enumeration of the game); counted apart from the ``empirical`` claims.
@@ -505,7 +505,7 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
     the evidence that decides: the paper's set-up when it is among them, else every one), ``agree``
     (reproduced or consistent), ``explained`` (explained deviations), ``disagree``, ``kind`` (``numbers``
     or ``rows``), ``substitute numbers`` and ``substitute agree`` (evidence on a substitute, whatever
-    decides), ``against`` (the rows that disagree and decide: ``item: ours (paper: ...)``, ``"; "``-joined),
+    decides), ``against`` (the rows that disagree and decide, one a line: ``item: ours against the paper's x``),
     and ``thresholds`` (a list: for each threshold of ours that decides it, our ``value``, the range
     ``low``-``high`` over which the outcome stands, and ``flips_within_2``; ``a_row_flips_within_2``
     when the verdict of one of its rows does).
@@ -523,7 +523,7 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
         reasons = list(dict.fromkeys(r for r in substitute["reason"] if r)) if outcome in SUBSTITUTE_OUTCOMES else []
         against = decides[decides["status"].isin(_DISAGREE)]
         numeric = (group["difference"].astype(str) != "").any()
-        said = [f"{i}: {_short_number(o)} (paper: {_short_number(p)})" if numeric else f"{i}: {o}"
+        said = [f"{i}: {_short_number(o)} against the paper's {_short_number(p)}" if numeric else f"{i}: {o}"
                 for i, o, p in zip(against["item"], against["ours"], against["paper value"])]
         records.append(dict(
             paper=paper, claim=claim, name=next((n for n in group["name"] if n), ""),
@@ -536,7 +536,7 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
             kind="numbers" if numeric else "rows",
             **{"substitute numbers": int(len(substitute)),
                "substitute agree": int(substitute["status"].isin(_AGREE).sum())},
-            against="; ".join(said),
+            against="\n".join(said),
             thresholds=_claim_thresholds(group) if (group["threshold"] != "").any() else []))
     columns = ["paper", "claim", "name", "where", "nature", "outcome", "reasons", "tables", "numbers", "agree",
                "explained", "disagree", "kind", "substitute numbers", "substitute agree", "against", "thresholds"]
@@ -775,7 +775,7 @@ def _list(items: Sequence[str]) -> str:
 
 def why_not(claim: Mapping[str, Any], most: int = 3) -> str:
     """What disagrees in a claim that fails, in words: its rows' findings, or its numbers beside the paper's."""
-    said = [s for s in str(claim["against"]).split("; ") if s]
+    said = [s for s in str(claim["against"]).split("\n") if s]
     if claim["kind"] == "rows":
         said = [s.split(": ", 1)[1] if ": " in s else s for s in said]
     shown = said[:most] + ([f"{len(said) - most} more"] if len(said) > most else [])
@@ -803,17 +803,17 @@ def findings(report: pd.DataFrame | None = None, root: str | Path | None = None)
             sentences.append("**Holds** on the paper's own set-up: " + _list(
                 [named[c] + (" (maths)" if n == "mathematical" else "") for c, n in zip(holds["claim"], holds["nature"])]) + ".")
         for claim in mine[mine["outcome"] == FAILS].to_dict("records"):
-            sentences.append(f"**Fails**: {named[claim['claim']]}, {share(claim)}"
-                             + (f" ({why_not(claim)})" if why_not(claim) else "") + ".")
-        for outcome, lead in ((SUBSTITUTE, "**Consistent on a substitute** only, since"),
+            sentences.append(f"**Fails**: {named[claim['claim']]}; {share(claim)}"
+                             + (f" — {why_not(claim)}" if why_not(claim) else "") + ".")
+        for outcome, lead in ((SUBSTITUTE, "**Consistent on a substitute**, since"),
                               (UNTESTED, "**Could not be tested here**, since")):
             group = mine[mine["outcome"] == outcome]
             for reason in dict.fromkeys(group["reasons"]):
                 these = group[group["reasons"] == reason]
-                said = [named[c] + (f" ({a} of {n} agree on the substitute)" if outcome == UNTESTED and n > 1 else
-                                    " (it does not hold on the substitute)" if outcome == UNTESTED else "")
+                said = [named[c] + (f": {a} of {n} agree on the substitute" if outcome == UNTESTED and n > 1 else
+                                    ": it does not hold on the substitute" if outcome == UNTESTED else "")
                         for c, a, n in zip(these["claim"], these["substitute agree"], these["substitute numbers"])]
                 why = "; ".join(REASONS[r] for r in _split(reason))
-                sentences.append(f"{lead} {why}: {_list(said)}.")
+                sentences.append(f"{lead} {why}: " + ("; ".join(said) if outcome == UNTESTED else _list(said)) + ".")
         out[paper] = sentences
     return out

@@ -474,7 +474,7 @@ def test_a_table_claim_shows_its_share_and_the_rule_decides(tmp_path: Path) -> N
     assert claim[["outcome", "numbers", "agree", "explained", "disagree", "where"]].tolist() == [
         report.FAILS, 40, 37, 1, 2, "Table 1"]
     assert report.share(claim) == "37 of 40 numbers agree, 1 explained, 2 do not"
-    assert claim["against"] == "x: 2 (paper: 1); y: 2 (paper: 1)"
+    assert claim["against"] == "x: 2 against the paper's 1\ny: 2 against the paper's 1"
     assert "fails: Table 1" in report.glance(rep).set_index("paper").loc["p1", "why"]
     # the two numbers explained too: the claim holds, every number accounted for
     spec["explained"] = {p: spec["explained"]["e"] for p in ("e", "x", "y")}
@@ -670,3 +670,156 @@ def test_the_real_registry_reads_at_claim_level() -> None:
     assert len(costs) and (costs["status"] == report.DERIVATION).all()
     glance = report.glance(rep, list(report.load_papers(root=REPO_ROOT)))
     assert (glance["claims"] == glance[list(report.OUTCOMES)].sum(axis=1)).all() and (glance["why"] != "").all()
+
+
+# --------------------------------------------------------------------------- issue 37: symmetric outcomes, true reasons, one count
+def _paper_text(paper: str) -> str | None:
+    path = PAPERS / PAPER_TEXTS[paper]
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def test_a_claim_on_a_set_up_the_book_chose_never_holds_nor_fails() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    table = report.claims(rep)
+    own = rep[~rep["status"].isin(report.APART)].groupby(["paper", "claim"])["setup"].apply(
+        lambda s: (s == "identified").any())
+    decided_own = table.set_index(["paper", "claim"])["outcome"].isin(report.OWN_OUTCOMES)
+    assert (decided_own == own.reindex(decided_own.index)).all(), (
+        "a claim holds or fails only on the paper's own set-up, and every claim tested there does")
+    # what a substitute found is always kept: its rows, and how many agree
+    sub = table[table["outcome"].isin(report.SUBSTITUTE_OUTCOMES)]
+    assert (sub["substitute numbers"] > 0).all() and (sub["reasons"] != "").all()
+    assert (sub.loc[sub["outcome"] == report.SUBSTITUTE, "substitute agree"]
+            == sub.loc[sub["outcome"] == report.SUBSTITUTE, "substitute numbers"]).all()
+
+
+def test_every_declared_reason_has_a_check() -> None:
+    assert set(report.REASON_FACTS) == set(report.REASONS)
+
+
+def test_every_reason_a_table_gives_is_true_by_the_repository() -> None:
+    """Each substitute set-up declares the facts that make its reason true; the paper's text (when beside the
+    repository), requirements.txt, the data manifest and the stored benchmark must bear them out."""
+    problems = []
+    for spec in report.load_registry(root=REPO_ROOT):
+        for own in spec.setups():
+            if own.setup == "identified":
+                continue
+            if not own.fact:
+                problems.append(f"{spec.csv}: the reason {own.reason!r} declares no fact")
+                continue
+            found = report.reason_problems(own, _paper_text(spec.paper), REPO_ROOT)
+            problems += [f"{spec.csv}: {p}" for p in found]
+            assert report.reason_fact_text(own, REPO_ROOT)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("reason", "fact", "text", "message"),
+    [
+        # data the manifest holds (UCI) is no offline-build reason
+        ("data offline", {"names": "https://archive.ics.uci.edu/dataset/27/credit+approval"},
+         "see https://archive.ics.uci.edu/dataset/27/credit+approval", "the build can have it"),
+        # the paper does not say what the reason quotes
+        ("data offline", {"names": "https://www.openml.org/s/107/tasks"}, "our data come from KEEL.", "does not say"),
+        # numbers that agree with the paper's do not show that the model differs
+        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: Twonorm / #Var"},
+         "we used the Khiops software", "shows the model differs"),
+        # the paper names the version the book pins
+        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: * / #Var"},
+         "we used Khiops 11 throughout", "names the version"),
+        # the book's call is not cheaper when the columns say otherwise
+        ("cheaper model", {"names": "the output of the classifier", "benchmark": "benchmark-nb-speed.csv", "row": "crx",
+                           "ours": "khiops interpret+deploy all rows s (best)",
+                           "paper's tool": "numpy gather alone s (best)", "output": "kernel output"},
+         "the value function used is the output of the classifier", "is not cheaper"),
+        # a section that names its model identifies it
+        ("set-up not identified", {"section": "3.2 A graphical model"},
+         "3.2 A graphical model\nWe explain a random forest classifier trained on LUCAS.\n4 Next\n", "names a model"),
+    ],
+)
+def test_a_reason_the_repository_contradicts_is_caught(reason: str, fact: dict, text: str, message: str) -> None:
+    own = report.SetUp("guessed", reason, "a substitute", fact)
+    problems = report.reason_problems(own, text, REPO_ROOT)
+    assert any(message in p for p in problems), problems
+
+
+_AIMS = re.compile(r"^(?:we want|we wish|we aim|our (?:aim|goal)|we suggest|we recommend|we propose|it is recommended)\b",
+                   re.IGNORECASE)
+
+
+def test_aims_and_recommendations_are_never_scored() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    scored = rep[~rep["status"].isin(report.APART)]
+    kinds = {s.table: s.kind for s in report.load_registry(root=REPO_ROOT)}
+    quotes = set(scored.loc[scored["table"].map(kinds) == "claims", "claim"])
+    assert not [q for q in quotes if _AIMS.search(q.strip())], "an aim or a recommendation is scored as a claim"
+    assert (rep["status"] == report.AIM).any()   # Appendix D's aim: shown apart
+    # the counter-example: a row quoting an aim and not registered under 'aims' would be scored
+    assert _AIMS.search("We want to optimally distribute the m_{\\max} drawn samples over the d features.")
+
+
+def test_every_claim_is_named_by_what_it_says_and_apart() -> None:
+    table = report.claims(report.reproduction_report(root=REPO_ROOT))
+    assert (table["name"] != "").all(), table.loc[table["name"] == "", "claim"].tolist()
+    assert not table.duplicated(["paper", "name"]).any()
+    # no name is a table label alone ("Table 1"): the two Table 1 claims of Lemaire et al. are named apart
+    assert not table["name"].str.fullmatch(r"(?:Table|Figure|Fig\.|§)\s*[\w.]+").any()
+    tables_1 = table[(table["paper"] == "lemaire2023naive") & table["claim"].str.startswith("Table 1")]
+    assert len(tables_1) == 2 and tables_1["name"].nunique() == 2
+
+
+def test_one_count_for_every_page() -> None:
+    counts = report.counts(root=REPO_ROOT)
+    papers = [p for p in counts.index if p != "all papers"]
+    assert (counts.loc[papers].sum() == counts.loc["all papers"]).all()
+    assert (counts["claims"] == counts[list(report.OUTCOMES)].sum(axis=1)).all()
+    assert (counts["maths claims"] == counts[[f"maths {o}" for o in report.OUTCOMES]].sum(axis=1)).all()
+    # errata are the Erratum admonitions the notebooks and chapter pages state, each owned by one paper
+    errata = report.errata(REPO_ROOT)
+    assert len(errata) == counts.loc["all papers", "errata"] > 0 and (errata["paper"] != "").all()
+    stated = 0
+    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                stated += len(re.findall(r"^(?:`{3,}|:{3,})\{admonition\}\s*Erratum", "".join(cell["source"]), re.M))
+    assert stated == len(errata)
+    # README quotes the counts from lib.report, never typed
+    assert report.counts_markdown(REPO_ROOT) in (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_findings_are_sentences_from_the_claims() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    table = report.claims(rep)
+    found = report.findings(rep, REPO_ROOT)
+    assert set(found) == set(table["paper"])
+    for paper, sentences in found.items():
+        text = " ".join(sentences)
+        mine = table[table["paper"] == paper]
+        for claim in mine.to_dict("records"):   # every claim, by its name, under its own outcome's sentence
+            lead = {report.HOLDS: "**Holds**", report.FAILS: "**Fails**", report.SUBSTITUTE: "**Consistent on a substitute**",
+                    report.UNTESTED: "**Could not be tested here**"}[claim["outcome"]]
+            assert any(s.startswith(lead) and report.as_markdown(claim["name"]) in s for s in sentences), (paper, claim["name"])
+        assert "\\(" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("The feature with the largest \\( \\log f_{-i} \\) value is the most significant.",
+      "The feature with the largest $\\log f_{-i}$ value is the most significant."),
+     ("We want to optimally distribute the m_{\\max} drawn samples over the d features.",
+      "We want to optimally distribute the $m_{\\max}$ drawn samples over the d features."),
+     ("\\tilde{p}_3 compares the probability for the class 0", "$\\tilde{p}_3$ compares the probability for the class 0"),
+     ("the angles are $\\approx 109.5^\\circ$.", "the angles are $\\approx 109.5^\\circ$."),
+     ("P(\\text{Lung\\_cancer}) and Lung\\_cancer", "P($\\text{Lung_cancer}$) and Lung_cancer"),
+     ("no maths at all: RevVIF, p-values, 3 of 5", "no maths at all: RevVIF, p-values, 3 of 5")],
+)
+def test_maths_in_a_quote_is_shown_as_maths(text: str, shown: str) -> None:
+    assert report.as_markdown(text) == shown
+
+
+def test_no_quote_shows_raw_tex() -> None:
+    table = report.claims(report.reproduction_report(root=REPO_ROOT))
+    for quote in table["claim"]:
+        outside = re.sub(r"\$[^$]*\$", "", report.as_markdown(quote))
+        assert not re.search(r"\\[A-Za-z(]|_\{|\^\{", outside), quote

@@ -73,24 +73,47 @@ def count(paper: str, column: str) -> str:
     return f"{{report-count}}`{count_key(paper, column)}`"
 
 
+#: The counts of one claim a page may print (``{report-count}`paper:column:claim```), from ``lib.report.claims``.
+CLAIM_COUNTS = ("numbers", "agree", "explained", "disagree", "substitute numbers", "substitute agree")
+
+
+def claim_of(claims: Any, paper: str, name: str) -> Any:
+    """The one claim of ``paper`` whose name (the registries' ``claims``) starts with ``name``."""
+    mine = claims[(claims["paper"] == paper) & claims["name"].str.startswith(name)]
+    if len(mine) != 1:
+        raise ValueError(f"{len(mine)} claims of {paper} are named {name!r}...: name exactly one")
+    return mine.iloc[0]
+
+
 def report_count_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                       options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
-    """``{report-count}`paper:column```: one count of ``lib.report.counts``, in a span that names it."""
+    """``{report-count}`paper:column```: one count of ``lib.report.counts``, in a span that names it;
+    ``{report-count}`paper:column:claim name``` one count of one claim (:data:`CLAIM_COUNTS`)."""
     import lib.report as report
 
     env = inliner.document.settings.env
     data = report_data(Path(env.app.confdir), env)
-    paper, _, column = text.partition(":")
-    column = {slug(c): c for c in report.COUNT_COLUMNS}.get(slug(column), column)
+    paper, _, rest = text.partition(":")
+    column, _, claim = rest.partition(":")
     paper = "all papers" if paper == "all" else paper
     table = data["counts"]
-    if paper not in table.index or column not in table.columns:
-        message = inliner.reporter.error(f"report-count: no count {text!r} (papers {list(table.index)}, "
-                                         f"counts {list(table.columns)})", line=lineno)
+    try:
+        if claim:
+            if column not in CLAIM_COUNTS:
+                raise ValueError(f"a claim's counts are {CLAIM_COUNTS}")
+            found = claim_of(data["claims"], paper, claim.strip())
+            value = int(found[column])
+            classes = ["report-count", f"rc-{slug(paper)}--{slug(column)}--{slug(found['name'])}"]
+        else:
+            column = {slug(c): c for c in report.COUNT_COLUMNS}.get(slug(column), column)
+            if paper not in table.index or column not in table.columns:
+                raise ValueError(f"papers {list(table.index)}, counts {list(table.columns)}")
+            value = int(table.loc[paper, column])
+            classes = ["report-count", f"rc-{slug(paper)}--{slug(column)}"]
+    except ValueError as error:
+        message = inliner.reporter.error(f"report-count: no count {text!r} ({error})", line=lineno)
         return [inliner.problematic(rawtext, rawtext, message)], [message]
-    value = int(table.loc[paper, column])
-    node = nodes.inline(text=str(value), classes=["report-count", f"rc-{slug(paper)}--{slug(column)}"])
-    return [node], []
+    return [nodes.inline(text=str(value), classes=classes)], []
 
 
 def _cell(text: str) -> str:

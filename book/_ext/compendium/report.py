@@ -81,6 +81,10 @@ def outcome_words(paper: str, prefix: str = "") -> str:
 
 
 _COUNTS: list[Any] = [None]
+#: The class names as column headers that may break on a phone (soft hyphens), so the table fits 400 px.
+_HEADS = {"reproduced": "repro\u00adduced", "consistent": "consis\u00adtent",
+          "explained deviation": "explained devia\u00adtion", "not reproduced": "not repro\u00adduced",
+          "contradicted": "contra\u00addicted", "published numbers": "all"}
 
 
 def _claim_order() -> dict[str, int]:
@@ -361,9 +365,10 @@ class ReproductionReport(Directive):
                  "that are not the paper's claim are shown apart, never counted. Nothing is typed: `lib.report` "
                  "computes this page from `data/derived/reproduction/` and the tables the notebooks store.", "",
                  "````", "",
-                 "````{dropdown} Every number, class by class", "",
-                 "| " + " | ".join(c.replace("published numbers", "all") for c in shown) + " |", "|" + "---|" * len(shown)]
+                 "````{dropdown} Every number, class by class", "", ":::{container} class-counts",
+                 "| " + " | ".join(_HEADS.get(c, c) for c in shown) + " |", "|" + "---|" * len(shown)]
         lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in counts[shown].itertuples(index=False)]
+        lines += [":::"]
         found = data["causes"]
         found = found[found["kind"] == "demonstrated cause of a deviation"]
         lines += ["", "Demonstrated causes of explained deviations, each once (the set-ups that are not the paper's are "
