@@ -140,7 +140,7 @@ def test_the_landing_page_tells_the_findings_first(tab: Any, site: str) -> None:
     where = tab.evaluate("""() => {
         const box = document.querySelector('.verdict-glance');
         const first = box && Array.from(box.querySelectorAll('li')).find(li => /^(Holds|Fails|Consistent|Could not)/.test(li.textContent.trim()));
-        const table = box && box.querySelector('table');
+        const table = document.querySelector('.verdict-counts table');
         const top = e => e.getBoundingClientRect().top + window.scrollY;
         return first && table ? {sentence: top(first), table: top(table)} : null;
     }""")

@@ -1,6 +1,7 @@
-"""``{verdict-glance}``: what the book found, paper by paper, in sentences (:func:`lib.report.findings`), then
-the claims counted by outcome (:func:`lib.report.counts`). The landing page opens with it; the reproduction
-report opens with the same counts (:func:`glance_lines`), and each chapter's box with the same sentences.
+"""``{verdict-glance}``: what the book found, paper by paper, in sentences (:func:`lib.report.findings`; CSS class
+``verdict-glance``), then the claims counted by outcome (:func:`lib.report.counts`; CSS class ``verdict-counts``).
+The landing page opens with it; the reproduction report opens with the same counts (:func:`glance_lines`), and
+each chapter's box with the same sentences.
 
 ``{report-count}`paper:column``` prints one count of :func:`lib.report.counts` (``lemaire2023naive:errata``,
 ``all:holds``) in a ``report-count`` span whose class names the count (``rc-<paper>--<column>``): every
@@ -116,10 +117,6 @@ def report_count_role(name: str, rawtext: str, text: str, lineno: int, inliner: 
     return [nodes.inline(text=str(value), classes=classes)], []
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def findings_lines(root: Any, env: Any, papers: list[str] | None = None, *, heading: bool = True) -> list[str]:
     """Each paper's findings in sentences (:func:`lib.report.findings`), under its name and chapter."""
     data = report_data(root, env)
@@ -168,14 +165,18 @@ def glance_lines(root: Any, env: Any, *, on_report: bool = False) -> list[str]:
 
 
 class VerdictGlance(Directive):
-    """What the book found, paper by paper, then the counts (CSS class ``verdict-glance``)."""
+    """What the book found, paper by paper, in sentences (the verdict at a glance, CSS class ``verdict-glance``),
+    then the claims counted by outcome (CSS class ``verdict-counts``)."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
         env = self.state.document.settings.env
         root = root_of(self)
-        box = nodes.container(classes=["verdict-glance"])
-        lines = findings_lines(root, env) + glance_lines(root, env)
-        self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
-        return [box]
+        out = []
+        for classes, lines in ((["verdict-glance", "findings"], findings_lines(root, env)),
+                               (["verdict-counts"], glance_lines(root, env))):
+            box = nodes.container(classes=classes)
+            self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
+            out.append(box)
+        return out

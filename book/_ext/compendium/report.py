@@ -63,11 +63,6 @@ def plural(n: int, one: str, many: str | None = None) -> str:
     return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
-def tally(statuses: Any, classes: Any) -> str:
-    n = statuses.value_counts()
-    return ", ".join(f"{n.get(s, 0)} {s}" for s in classes if n.get(s, 0)) or "nothing compared"
-
-
 def outcome_words(paper: str, prefix: str = "") -> str:
     """``1 holds, 1 fails, 5 untested``: a paper's claims by outcome, each count a ``{report-count}``."""
     import lib.report as report
@@ -286,7 +281,7 @@ class ReproductionReport(Directive):
         data = report_data(root, env)
         _COUNTS[0] = data["counts"]
         out: list[nodes.Node] = []
-        box = nodes.container(classes=["verdict-glance"])
+        box = nodes.container(classes=["verdict-counts"])
         self.state.nested_parse(StringList(glance_lines(root, env, on_report=True), source=env.docname), 0, box)
         out.append(box)
         lines = [
