@@ -38,6 +38,7 @@ def test_every_notebook_starts_its_code_with_the_install_cell(path: Path) -> Non
     assert len(found) == 1 and code[0] is found[0], f"{path.name}: the install cell is not its first code cell"
     cell = found[0]
     assert cell.metadata.get("tags") == ["hide-input"] and cell.outputs == []
+    assert "installs lib" in cell.metadata["mystnb"]["code_prompt_show"]
     assert cell.source == install_cell.source(ROOT, peers=install_cell.uses_peers(nb))
     assert not install_cell.update(path, write=False), f"{path.name}: run python tools/install_cell.py"
 

@@ -32,6 +32,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 CELL_ID = "install-lib"
 TAGS = ["hide-input"]
+#: what the folded cell's toggle says on the page (myst-nb's cell-level prompts)
+PROMPTS = {"code_prompt_show": "Show the cell that installs lib outside a clone",
+           "code_prompt_hide": "Hide the cell that installs lib"}
 ENV_VAR = "SHAPLEY_BOOK_LIB"
 #: what a notebook imports that the ``peers`` extra installs (top-level names)
 PEERS = {"khiops", "pyagrum", "lib.khiops_nb", "lib.pyagrum_bridge"}
@@ -81,7 +84,7 @@ def uses_peers(nb: nbformat.NotebookNode) -> bool:
 
 def cell(root: Path, nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     new = nbformat.v4.new_code_cell(source(root, peers=uses_peers(nb)), id=CELL_ID)
-    new.metadata = {"tags": list(TAGS)}
+    new.metadata = {"tags": list(TAGS), "mystnb": dict(PROMPTS)}
     return new
 
 

@@ -32,7 +32,7 @@ copy's ``lib`` is the one imported there (``PYTHONPATH``).
 A figure of ``book/figures`` is named ``figure:NAME`` (``python -m lib.regenerate --check
 figure:nb-figure3-twonorm``): the notebook that saves it is rerun (in the scratch copy with
 ``--check``, its PNG and SVG then compared byte for byte with the stored ones; in place without),
-apart from the registry of ``data/derived/`` (:mod:`lib.regenerate.figures`).
+apart from the registry of ``data/derived/`` (``lib.regenerate.figures``).
 
 A table is printed at the end: result, status, CPU-seconds (this process's children: the
 command and everything it waited for), wall seconds. The state of every result (status, CPU
