@@ -96,7 +96,10 @@ _LABEL = re.compile(r"^\(([A-Za-z0-9][\w.:-]*)\)=\s*$", re.MULTILINE)
 
 
 def repo_root() -> Path:
-    return Path(__file__).resolve().parent.parent
+    """The repository's root (outside a clone, the book folder that stands in for it: :func:`lib.data.book_root`)."""
+    from lib.data.cache import REPO_ROOT
+
+    return REPO_ROOT
 
 
 def matches(item: str, pattern: str) -> bool:

@@ -10,7 +10,8 @@ function, class or method of ``lib`` whose docstring names its label on its ``Bo
 - :func:`implementations`: label -> the :class:`Code` that computes it (from the ``Book:`` lines);
 - :func:`show_code` (Sphinx, ``doctree-resolved``): under every implemented equation the page says
   which function computes it, linked to its source in the repository (``_config.yml``'s
-  ``repository.url``, ``/blob/<branch>/lib/…#L<first>-L<last>``).
+  ``repository.url``, ``/blob/<commit>/lib/…#L<first>-L<last>``, at the commit or release tag the
+  book is built from: ``book/_ext/citation.py``).
 
 ``lib/tests/test_equation_links.py`` checks the map (every label cited exists and names its file,
 every labelled equation is implemented or listed with the reason it is not) and
@@ -156,8 +157,11 @@ _CACHE: dict[Path, dict[str, list[Code]]] = {}
 
 
 def _repository(app: Any) -> tuple[str, str]:
-    options = getattr(app.config, "html_theme_options", {}) or {}
-    return str(options.get("repository_url", "") or ""), str(options.get("repository_branch", "") or "main")
+    """The repository and the ref its links name: the commit (or release tag) the book is built from,
+    which the ``citation`` extension puts in the theme's ``repository_branch``; never a branch."""
+    import citation
+
+    return citation.repository(app), citation.info(app).ref
 
 
 def _note(codes: list[Code], repository: str, branch: str) -> Any:
