@@ -123,6 +123,19 @@ def test_a_figure_links_to_its_svg_by_name_or_description() -> None:
     assert 'loading="lazy"' in by_description and 'width="900" height="600"' in by_description
 
 
+def test_a_figure_is_shown_from_its_svg_at_the_pngs_size() -> None:
+    """A figure's image is its SVG (as sharp as the text on a 2x screen), sized as the PNG was."""
+    shown = _link('<img alt="Waterfall chart of one row." src="../../_images/4370ec.png" />',
+                  {"../../_images/4370ec.png": (471, 300)})
+    assert 'src="../../book/figures/found-waterfall.svg"' in shown and "4370ec.png" not in shown
+    assert 'width="471" height="300"' in shown
+    # the page the PDF is printed from keeps the PNG; an image that is no figure keeps its own
+    pdf = figure_links.link_figures('<img alt="x" src="../_images/found-waterfall.png" />',
+                                    lambda name: f"book/figures/{name}.svg", {}, STEMS, DESCRIBED, sharp=False)
+    assert 'src="../_images/found-waterfall.png"' in pdf
+    assert 'src="../_images/photo.png"' in _link('<img alt="a photo" src="../_images/photo.png" />')
+
+
 def test_an_image_without_svg_links_to_itself_and_a_linked_image_is_left_linked() -> None:
     plain = _link('<p><img alt="a photo" src="../_images/photo.png" /></p>')
     assert 'href="../_images/photo.png"' in plain
