@@ -13,6 +13,7 @@ The built pages are checked by ``tests/test_built_book.py`` and, in a browser, b
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -141,6 +142,18 @@ def test_an_image_without_svg_links_to_itself_and_a_linked_image_is_left_linked(
     assert 'href="../_images/photo.png"' in plain
     linked = '<a href="https://mybinder.org"><img alt="Binder" src="badge.svg" /></a>'
     assert _link(linked).count("<a ") == 1 and 'loading="lazy"' in _link(linked)
+
+
+def test_code_lines_know_their_indentation() -> None:
+    code = ('<div class="highlight"><pre id="codecell0"><span></span><span class="k">for</span> i:\n'
+            '    <span class="n">x</span> = 1\n\n</pre></div>')
+    hung = reading_aids.hang_lines(code)
+    assert '<pre class="hanging" id="codecell0">' in hung
+    assert hung.count('<span class="line"') == 3 and 'style="--indent:4">    <span class="n">x' in hung
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)   # the same text, newlines kept
+    # a token over several lines (a string) is left as it is
+    multi = '<div class="highlight"><pre><span class="s">"""a\nb"""</span>\n</pre></div>'
+    assert reading_aids.hang_lines(multi) == multi
 
 
 @pytest.mark.parametrize(("cell", "classes"), [

@@ -362,10 +362,14 @@ CODE_LINES = (
             }
         }
         if (desk && !output && p.closest('.cell_input')) {
-            const before = p.style.whiteSpace;
-            p.style.whiteSpace = 'pre';
+            // the lines unwrapped (the pre and every line in it): would one be wider than the box?
+            const nowrap = document.createElement('style');
+            nowrap.textContent = '.measure-nowrap, .measure-nowrap * { white-space: pre !important; }';
+            document.head.appendChild(nowrap);
+            p.classList.add('measure-nowrap');
             const over = p.scrollWidth - p.clientWidth;
-            p.style.whiteSpace = before;
+            p.classList.remove('measure-nowrap');
+            nowrap.remove();
             if (over > 1) wraps.push(`${over} px too wide for the column: ${first(p)}`);
         }
     }

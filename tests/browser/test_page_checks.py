@@ -238,6 +238,16 @@ def test_a_code_or_output_line_past_its_box_is_caught(tab: Any) -> None:
     assert wrapped["pans"] == [] and len(wrapped["wraps"]) == 1 and "shapley_compositions" in wrapped["wraps"][0]
 
 
+def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
+    """Lines in their own wrapping blocks (book/_ext/reading_aids.py) are measured unwrapped too."""
+    css = ("pre.hanging{white-space:normal;font:14px monospace} "
+           "pre.hanging>span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere}")
+    body = f'<div class="cell"><div class="cell_input"><div class="highlight"><pre class="hanging">' \
+           f'<span class="line">x = 1</span>\n<span class="line">{LONG_LINE}</span></pre></div></div></div>'
+    found = _page(tab, body, css).evaluate(checks.CODE_LINES, True)
+    assert found["pans"] == [] and len(found["wraps"]) == 1
+
+
 def test_code_that_fits_is_not(tab: Any) -> None:
     short = _input("result = sx.perturb(x, y)\ncheck('max |error|', err, 1e-10)")
     found = _page(tab, WRAP + short + _output("max |error| &lt; 1e-12 ≤ 1e-10 ✓")).evaluate(checks.CODE_LINES, True)
