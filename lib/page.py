@@ -201,7 +201,7 @@ class MaxError(dict):
         super().__setitem__(label, math.nan if math.isnan(new) or math.isnan(old) else max(old, new))
 
 
-def glue(key: str, value: Any, *, digits: int = 6) -> None:
+def glue(key: str, value: Any, *, digits: int = 6, display: bool = False) -> None:
     """Record ``value`` under ``key`` for the prose (``{glue:text}`key```), without myst-nb.
 
     What myst-nb's ``glue(key, value, display=False)`` records (a display output whose mime
@@ -209,8 +209,12 @@ def glue(key: str, value: Any, *, digits: int = 6) -> None:
     way. A float is rounded to ``digits`` decimals as a Python ``float`` (``lib.stable.glue_number``'s
     rule: a numpy scalar's repr, or the last digits of a BLAS result, never reach the stored
     output); an integer is glued as a Python ``int``; a text as it is. A boolean is refused: glue
-    the word the prose shows. Outside IPython (a script) nothing is recorded.
+    the word the prose shows. Outside IPython (a script) nothing is recorded. ``display`` is
+    there so that myst-nb's ``glue(key, value, display=False)`` reads the same: a glued value is
+    never shown (``display=True`` is refused; print it, or show it in a cell of its own).
     """
+    if display:
+        raise ValueError(f"glue {key!r}: lib.page.glue records a value for the prose and shows nothing")
     if not isinstance(key, str) or not key:
         raise ValueError(f"a glue key is a non-empty text, got {key!r}")
     if isinstance(value, (bool, np.bool_)):

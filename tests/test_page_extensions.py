@@ -156,6 +156,18 @@ def test_code_lines_know_their_indentation() -> None:
     assert reading_aids.hang_lines(multi) == multi
 
 
+def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:
+    table = ('<table border="1" class="dataframe"><tr><td>the angles are $\\approx 109.5^\\circ$.</td>'
+             '<td>\\tilde{p}_3 compares class 0</td><td>costs $5 and 6 $</td></tr></table>')
+    done = reading_aids.typeset_table_tex("<p>$x$ in prose</p>" + table)
+    assert done.startswith("<p>$x$ in prose</p>")   # only tables are touched
+    assert '<span class="math notranslate nohighlight">\\(\\approx 109.5^\\circ\\)</span>.' in done
+    assert '<span class="math notranslate nohighlight">\\(\\tilde{p}_3\\)</span> compares' in done
+    assert re.sub(r"<[^>]+>|\\\(|\\\)", "", done) == re.sub(r"<[^>]+>", "", "<p>$x$ in prose</p>" + table).replace(
+        "$\\approx 109.5^\\circ$", "\\approx 109.5^\\circ")
+    assert "costs $5 and 6 $" in done   # dollars that are no TeX
+
+
 @pytest.mark.parametrize(("cell", "classes"), [
     ("<td>reproduced</td>", "verdict verdict-reproduced"),
     ("<td><p>not reproduced</p></td>", "verdict verdict-not-reproduced"),

@@ -5,6 +5,7 @@
     python tools/tag_cells.py --split NB ...  # also split the set-up statements out of mixed cells
     python tools/tag_cells.py notebooks/05-coalitional-explanations/*.ipynb
     python tools/tag_cells.py --format NB ... # also format the shown cells with a line over 79 characters
+    python tools/tag_cells.py --plumbing NB . # also move glue and derived writes out of shown cells
 
 Jupyter Book reads a code cell's tags (``remove-input``: the page shows the output only;
 ``hide-input``: the code is folded behind a click; nbval still runs every cell). This script
@@ -26,6 +27,10 @@ set-up with computation, its leading imports and warning filters into a new cell
 and its top-level ``glue`` statements into a new cell after it, when no later statement of the
 cell rebinds or mutates a name the glue reads. Cells that build a claims table or compute a
 threshold range (another author's) are not split, only tagged.
+
+``--plumbing`` moves, out of every shown cell, its top-level glue calls and derived-file writes
+into a new ``remove-input`` cell right after it, and drops its "written …" prints, when no later
+statement of the cell changes what they read (otherwise the cell is listed, to split by hand).
 
 ``--format`` formats every cell shown on a page (not removed, not folded) that has a line over
 ``LINE_LENGTH`` characters with ruff (pinned in ``requirements.txt``) at that line length: 79
@@ -274,6 +279,59 @@ def format_source(source: str, limit: int = LINE_LENGTH) -> str | None:
     return done.stdout.rstrip("\n")
 
 
+PLUMBING_CALLS = GLUE_CALLS | {"write_derived"}
+
+
+def is_plumbing(stmt: ast.stmt) -> bool:
+    """A glue call or a derived-file write (a call, an assignment of one, a loop of them)."""
+    if _call_name(stmt) in PLUMBING_CALLS:
+        return True
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and \
+            _dotted(stmt.value.func).rsplit(".", 1)[-1] in PLUMBING_CALLS:
+        return True
+    if isinstance(stmt, ast.For) and not stmt.orelse:
+        return all(is_plumbing(s) or _is_written(s) for s in stmt.body)
+    return False
+
+
+def _is_written(stmt: ast.stmt) -> bool:
+    """A ``print`` of a "written data/derived/…" line."""
+    return _call_name(stmt) == "print" and is_setup(stmt)
+
+
+def move_plumbing(source: str) -> tuple[str, str] | None:
+    """``(kept, moved)``: the cell without its top-level glue calls and derived-file writes (and
+    without its "written …" prints), and those calls, for a removed cell after it; ``None`` when
+    there is nothing to move, or when a statement after one of them changes a name it reads (then
+    the cell is split by hand)."""
+    tree = _parse(source)
+    if tree is None or len(tree.body) < 2:
+        return None
+    body = tree.body
+    moved = [k for k, stmt in enumerate(body) if is_plumbing(stmt)]
+    dropped = [k for k, stmt in enumerate(body) if _is_written(stmt)]
+    if not moved:
+        return None
+    for k in moved:
+        if any(_names_read(body[k]) & _names_changed(body[j]) for j in range(k + 1, len(body)) if j not in moved):
+            return None
+    kept = [k for k in range(len(body)) if k not in moved and k not in dropped]
+    if not kept:
+        return None
+    # a bare expression that was not last must not become the cell's displayed value
+    last = kept[-1]
+    if isinstance(body[last], ast.Expr) and _call_name(body[last]) not in ("print", "") \
+            and last != len(body) - 1:
+        return None
+    lines = source.splitlines()
+    spans = _spans(source, tree)
+
+    def text(indices: list[int]) -> str:
+        return "\n".join("\n".join(lines[spans[k][0]:spans[k][1]]) for k in indices).strip("\n")
+
+    return text(kept), text(moved)
+
+
 def _tag(cell: nbformat.NotebookNode, tag: str) -> None:
     cell.metadata.setdefault("tags", [])
     cell.metadata["tags"].append(tag)
@@ -283,12 +341,23 @@ def shown(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and not set(cell.metadata.get("tags", [])) & set(VISIBILITY[:4])
 
 
-def process(path: Path, *, do_split: bool, write: bool, do_format: bool = False) -> tuple[list[str], list[str]]:
+def process(path: Path, *, do_split: bool, write: bool, do_format: bool = False,
+            do_plumbing: bool = False) -> tuple[list[str], list[str]]:
     """Changes made (or needed) to the notebook, and its shown cells over the limits."""
     nb = nbformat.read(path, as_version=4)
     changes: list[str] = []
     cells = []
     for cell in nb.cells:
+        if do_plumbing and cell.cell_type == "code" and shown(cell):
+            parts = move_plumbing(cell.source)
+            if parts is not None:
+                cell.source, moved = parts
+                cells.append(cell)
+                new = nbformat.v4.new_code_cell(moved)
+                _tag(new, "remove-input")
+                cells.append(new)
+                changes.append(f"cell {len(cells) - 2}: its glue and derived-file writes moved to a removed cell")
+                continue
         if do_split and cell.cell_type == "code" and shown(cell) and not cell.metadata.get("tags"):
             parts = split(cell.source)
             if parts is not None:
@@ -327,6 +396,9 @@ def process(path: Path, *, do_split: bool, write: bool, do_format: bool = False)
         n = len(cell.source.splitlines())
         if shown(cell) and n > MAX_SHOWN_LINES:
             long.append(f"cell {i}: {n} lines shown")
+        if shown(cell) and _parse(cell.source) is not None and any(
+                is_plumbing(s) for s in ast.walk(_parse(cell.source)) if isinstance(s, ast.stmt)):
+            long.append(f"cell {i}: shown, and glues or writes a derived file (--plumbing, or by hand)")
         if shown(cell):
             for line in long_lines(cell.source):
                 long.append(f"cell {i}: a line of {len(line)} characters shown: {line.strip()[:60]}")
@@ -341,6 +413,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/*/*.ipynb")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 on any finding")
     parser.add_argument("--split", action="store_true", help="also split set-up statements out of mixed cells")
+    parser.add_argument("--plumbing", action="store_true",
+                        help="also move glue calls and derived-file writes out of shown cells, into removed cells after them")
     parser.add_argument("--format", action="store_true",
                         help=f"also format shown cells with a line over {LINE_LENGTH} characters (ruff)")
     args = parser.parse_args(argv)
@@ -348,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     for path in paths:
         changes, long = process(path, do_split=args.split and not args.check, write=not args.check,
-                                do_format=args.format and not args.check)
+                                do_format=args.format and not args.check,
+                                do_plumbing=args.plumbing and not args.check)
         name = path.resolve().relative_to(ROOT).as_posix()
         for line in changes:
             print(f"{name}: {'would tag ' if args.check else ''}{line}")

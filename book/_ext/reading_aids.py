@@ -9,6 +9,8 @@
 - **Wrapped code keeps its indentation.** Each line of highlighted code becomes a
   ``span.line`` that knows its indentation (:func:`hang_lines`): on a phone a long line wraps
   under its own code (``compendium.css``), not back at the left margin.
+- **A quote's TeX is typeset.** TeX in the cells of pandas' tables (a paper's sentence quoted
+  exactly) is marked as maths for MathJax (:func:`typeset_table_tex`).
 - **A paper's number says so on touch.** The ``{paper}`` role's ``abbr.paper-number`` explains
   itself in its ``title``, which a mouse shows on hover and a touch screen never does:
   ``book/_static/reading.js`` makes each one a button that shows the note after the
@@ -92,11 +94,43 @@ def hang_lines(body: str) -> str:
     return _HIGHLIGHT_PRE.sub(one, body)
 
 
+_DATAFRAME = re.compile(r'<table\b[^>]*\bclass="[^"]*\bdataframe\b[^"]*"[^>]*>.*?</table>', re.S)
+_TEXT = re.compile(r">([^<]+)<")
+# a $…$ pair as TeX writes inline maths: no space just inside either dollar
+_DOLLARS = re.compile(r"\$(?=\S)([^$<>\n]{1,200}?)(?<=\S)\$")
+_BARE_TEX = re.compile(r"\\[A-Za-z]+(?:\{[^{}<>]*\})*(?:[_^](?:\{[^{}<>]*\}|[A-Za-z0-9]))*")
+
+
+def _math(tex: str) -> str:
+    return f'<span class="math notranslate nohighlight">\\({tex}\\)</span>'
+
+
+def _typeset_text(text: str) -> str:
+    parts = _DOLLARS.split(text)   # outside, inside, outside, ...
+    out = []
+    for k, part in enumerate(parts):
+        out.append(_math(part) if k % 2 else _BARE_TEX.sub(lambda m: _math(m[0]), part))
+    return "".join(out)
+
+
+def typeset_table_tex(body: str) -> str:
+    """``body`` with the TeX in the cells of pandas' tables (a paper's sentence quoted exactly, as
+    its text holds it: ``$\\approx 109.5^\\circ$``, ``\\tilde{p}_3``) marked as maths, which MathJax
+    typesets (``span.math`` with ``\\(…\\)``, as Sphinx marks inline maths): a reader sees
+    "≈ 109.5°", not the TeX. The quote's text is unchanged."""
+    def table(match: re.Match[str]) -> str:
+        return _TEXT.sub(lambda t: ">" + _typeset_text(t[1]) + "<", match[0])
+
+    return _DATAFRAME.sub(table, body)
+
+
 def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     if "body" in context and "<td" in context["body"]:
         context["body"] = mark_verdicts(context["body"])
     if "body" in context and '<div class="highlight"><pre' in context["body"]:
         context["body"] = hang_lines(context["body"])
+    if "body" in context and "dataframe" in context["body"]:
+        context["body"] = typeset_table_tex(context["body"])
 
 
 def setup(app: Any) -> dict[str, Any]:

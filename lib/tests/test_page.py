@@ -109,6 +109,9 @@ def test_glue_outside_ipython_records_nothing_and_checks_its_value() -> None:
         glue("found-holds", True)
     with pytest.raises(ValueError, match="finite"):
         glue("found-x", float("inf"))
+    glue("found-x", 0.5, display=False)   # myst-nb's call reads the same
+    with pytest.raises(ValueError, match="shows nothing"):
+        glue("found-x", 0.5, display=True)
 
 
 def test_glue_records_what_myst_nb_reads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -132,3 +132,17 @@ def test_format_shortens_long_shown_lines_and_leaves_the_rest(tag_cells, tmp_pat
     nbformat.write(nb, path)
     _, left = tag_cells.process(path, do_split=False, write=False)
     assert left and "characters shown" in left[0]
+
+
+def test_plumbing_moves_glue_and_writes_out_of_a_shown_cell(tag_cells):
+    source = ("table = build()\n"
+              'lib.stable.write_derived(table, "x.csv")\n'
+              'print("written data/derived/x.csv")\n'
+              'glue("nb-n", len(table), display=False)\n'
+              "table")
+    kept, moved = tag_cells.move_plumbing(source)
+    assert kept == "table = build()\ntable"
+    assert moved == 'lib.stable.write_derived(table, "x.csv")\nglue("nb-n", len(table), display=False)'
+    # a write whose table changes later stays (split by hand)
+    assert tag_cells.move_plumbing('write_derived(t, "x.csv")\nt["a"] = 1\nt') is None
+    assert tag_cells.move_plumbing("x = 1\nprint(x)") is None
