@@ -150,6 +150,7 @@ def test_code_lines_know_their_indentation() -> None:
     hung = reading_aids.hang_lines(code)
     assert '<pre class="hanging" id="codecell0">' in hung
     assert hung.count('<span class="line"') == 3 and 'style="--indent:4">    <span class="n">x' in hung
+    assert "</span><span class=\"line\"" in hung and "\n</span>" in hung   # newlines inside the spans
     assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)   # the same text, newlines kept
     # a token over several lines (a string) is left as it is
     multi = '<div class="highlight"><pre><span class="s">"""a\nb"""</span>\n</pre></div>'

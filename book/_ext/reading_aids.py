@@ -78,18 +78,23 @@ def hang_lines(body: str) -> str:
     """``body`` with each line of highlighted code (a cell's input, a listing) in its own
     ``span.line``, which knows its indentation (``--indent``, in characters): on a phone a long line
     wraps *under its own code*, a hanging indent deeper than the line's, instead of back at the
-    left margin, where a reader would take it for a line of the outer block. The newlines stay in
-    the text, so copying the code copies its lines. A block whose highlighting spans lines (a
-    string over several lines) is left as it is."""
+    left margin, where a reader would take it for a line of the outer block. Each newline stays in
+    the text, inside its line's span, so copying the code copies its lines (and the page's and
+    the PDF's styles for ``pre`` cannot turn the gaps between spans into empty lines). A block
+    whose highlighting spans lines (a string over several lines) is left as it is."""
     def one(match: re.Match[str]) -> str:
         code = match[2]
         trailing = code.endswith("\n")
         lines = (code[:-1] if trailing else code).split("\n")
         if not all(_balanced(line) for line in lines):
             return match[0]
-        spans = [f'<span class="line" style="--indent:{_indent(line)}">{line}</span>' for line in lines]
+        # each line keeps its newline inside its own span (a newline at the end of a block
+        # draws no empty line), so nothing stands between the spans for a style to show
+        ends = ["\n"] * (len(lines) - 1) + ["\n" if trailing else ""]
+        spans = [f'<span class="line" style="--indent:{_indent(line)}">{line}{end}</span>'
+                 for line, end in zip(lines, ends)]
         opening = match[1].replace("<pre", '<pre class="hanging"', 1)
-        return opening + "\n".join(spans) + ("\n" if trailing else "") + match[3]
+        return opening + "".join(spans) + match[3]
 
     return _HIGHLIGHT_PRE.sub(one, body)
 

@@ -240,10 +240,10 @@ def test_a_code_or_output_line_past_its_box_is_caught(tab: Any) -> None:
 
 def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
     """Lines in their own wrapping blocks (book/_ext/reading_aids.py) are measured unwrapped too."""
-    css = ("pre.hanging{white-space:normal;font:14px monospace} "
+    css = ("pre.hanging{font:14px monospace} "
            "pre.hanging>span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere}")
     body = f'<div class="cell"><div class="cell_input"><div class="highlight"><pre class="hanging">' \
-           f'<span class="line">x = 1</span>\n<span class="line">{LONG_LINE}</span></pre></div></div></div>'
+           f'<span class="line">x = 1\n</span><span class="line">{LONG_LINE}\n</span></pre></div></div></div>'
     found = _page(tab, body, css).evaluate(checks.CODE_LINES, True)
     assert found["pans"] == [] and len(found["wraps"]) == 1
 
