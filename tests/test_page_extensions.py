@@ -167,6 +167,10 @@ def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:
     assert re.sub(r"<[^>]+>|\\\(|\\\)", "", done) == re.sub(r"<[^>]+>", "", "<p>$x$ in prose</p>" + table).replace(
         "$\\approx 109.5^\\circ$", "\\approx 109.5^\\circ")
     assert "costs $5 and 6 $" in done   # dollars that are no TeX
+    subscript = reading_aids.typeset_table_tex(
+        '<table class="dataframe"><tr><td>distribute the m_{\\max} drawn samples (\\tilde{p}_3).</td></tr></table>')
+    assert ('the <span class="math notranslate nohighlight">\\(m_{\\max}\\)</span> drawn samples '
+            '(<span class="math notranslate nohighlight">\\(\\tilde{p}_3\\)</span>).') in subscript
 
 
 @pytest.mark.parametrize(("cell", "classes"), [

@@ -329,7 +329,20 @@ def move_plumbing(source: str) -> tuple[str, str] | None:
     def text(indices: list[int]) -> str:
         return "\n".join("\n".join(lines[spans[k][0]:spans[k][1]]) for k in indices).strip("\n")
 
-    return text(kept), text(moved)
+    moved_text = text(moved)
+    # a removed cell shows its output: a write ending the cell must not display the path it
+    # returns (an assignment displays nothing, under every runner; a trailing ';' does not)
+    last = body[moved[-1]]
+    if isinstance(last, ast.Expr) and _call_name(last) == "write_derived":
+        start = spans[moved[-1]][0]
+        block = moved_text.splitlines()
+        offset = len(block) - (spans[moved[-1]][1] - start)
+        for j in range(max(offset, 0), len(block)):
+            if block[j].strip() and not block[j].lstrip().startswith("#"):
+                block[j] = block[j][:last.col_offset] + "_ = " + block[j][last.col_offset:]
+                break
+        moved_text = "\n".join(block)
+    return text(kept), moved_text
 
 
 def _tag(cell: nbformat.NotebookNode, tag: str) -> None:

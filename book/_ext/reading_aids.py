@@ -103,7 +103,9 @@ _DATAFRAME = re.compile(r'<table\b[^>]*\bclass="[^"]*\bdataframe\b[^"]*"[^>]*>.*
 _TEXT = re.compile(r">([^<]+)<")
 # a $…$ pair as TeX writes inline maths: no space just inside either dollar
 _DOLLARS = re.compile(r"\$(?=\S)([^$<>\n]{1,200}?)(?<=\S)\$")
-_BARE_TEX = re.compile(r"\\[A-Za-z]+(?:\{[^{}<>]*\})*(?:[_^](?:\{[^{}<>]*\}|[A-Za-z0-9]))*")
+# a word of TeX outside dollars: a run of characters holding a control word or a braced script
+# (``\\tilde{p}_3``, ``m_{\\max}``), its trailing punctuation left out
+_BARE_TEX = re.compile(r"[^\s<>()$]*(?:\\[A-Za-z]+|[_^]\{)[^\s<>()$]*?(?=[.,;:]?(?:[\s<>()]|$))")
 
 
 def _math(tex: str) -> str:

@@ -143,6 +143,10 @@ def test_plumbing_moves_glue_and_writes_out_of_a_shown_cell(tag_cells):
     kept, moved = tag_cells.move_plumbing(source)
     assert kept == "table = build()\ntable"
     assert moved == 'lib.stable.write_derived(table, "x.csv")\nglue("nb-n", len(table), display=False)'
+    # a write that ends the removed cell displays nothing (not the path it returns)
+    assert tag_cells.move_plumbing('t = f()\nwrite_derived(t, "x.csv")\nt')[1] == '_ = write_derived(t, "x.csv")'
+    long = 't = f()\n# the table\nwrite_derived(\n    t, "x.csv"\n)\nt'
+    assert tag_cells.move_plumbing(long)[1] == '# the table\n_ = write_derived(\n    t, "x.csv"\n)'
     # a write whose table changes later stays (split by hand)
     assert tag_cells.move_plumbing('write_derived(t, "x.csv")\nt["a"] = 1\nt') is None
     assert tag_cells.move_plumbing("x = 1\nprint(x)") is None

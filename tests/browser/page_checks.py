@@ -29,7 +29,8 @@ A page reads as its idea (issue 38), on every notebook page at 400 and 1400 px:
 - :data:`OUTPUT_LINES` with :func:`bare_booleans`: an output line that ends in a bare ``True`` or
   ``False`` (a check prints its number, its bound and its verdict).
 - :data:`CODE_CELLS` with :func:`plumbing` and :func:`undefined_names`: a cell on the page (shown or
-  folded) that calls ``glue``, writes a derived file or imports myst-nb; a name a cell on the page
+  folded) that calls ``glue``, writes a derived file or imports myst-nb (and, with
+  :func:`derived_paths` of :data:`OUTPUT_LINES`, an output showing a derived file's path); a name a cell on the page
   uses that no cell on the page defines (an alias imported in a removed cell).
 - :data:`SECTION_OPENINGS`: a section whose first content is a code cell, not a sentence.
 - :data:`COMPUTED_BY`: a "Computed by …" sentence in the running prose (the code of an equation is
@@ -400,6 +401,18 @@ CODE_CELLS = """() => Array.from(document.querySelectorAll('article div.cell div
     .map(p => ({text: p.textContent, folded: !!p.closest('details')}))"""
 
 _PLUMBING = re.compile(r"\b(?:glue|glue_number|glue_text|write_derived)\s*\(|\bmyst_nb\b|\.to_csv\s*\(")
+
+
+_DERIVED_PATH = re.compile(r"data/derived/|\bwritten\b.*\.csv", re.I)
+
+
+def derived_paths(lines: list[str]) -> list[str]:
+    """The output lines that show a derived file's path or say it was written (publishing plumbing
+    printed on the page: a removed cell ending in a write displays the path it returns). A
+    command that regenerates a stored result (a line running ``python``) is what the reader
+    needs, and is not counted."""
+    return [line.strip()[:90] for line in lines
+            if _DERIVED_PATH.search(line) and not re.search(r"\bpython3? ", line)]
 
 
 def plumbing(cells: list[dict[str, Any]]) -> list[str]:

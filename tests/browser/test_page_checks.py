@@ -275,6 +275,14 @@ def test_plumbing_in_a_cell_on_the_page_is_caught(tab: Any) -> None:
     assert checks.plumbing([{"text": "check('max |error|', err, 1e-10)\nglued = 3", "folded": False}]) == []
 
 
+def test_an_output_showing_a_derived_path_is_caught(tab: Any) -> None:
+    body = (_output("'data/derived/comp-iris-table1-spread.csv'") + _output("written: nb-table2.csv")
+            + _output("within the tolerance: 22 of 22\nthe tables of data/external are not ours")
+            + _output("stored by: python benchmarks/nb_speed.py --out data/derived/benchmark-nb-speed.csv"))
+    found = checks.derived_paths(_page(tab, body).evaluate(checks.OUTPUT_LINES))
+    assert found == ["'data/derived/comp-iris-table1-spread.csv'", "written: nb-table2.csv"]
+
+
 def test_a_name_defined_only_off_the_page_is_caught(tab: Any) -> None:
     body = _input("x = np.array([0.2, 0.3, 0.5])\nprint(sx.closure(x))") + _input("import numpy as np")
     assert checks.undefined_names(_page(tab, body).evaluate(checks.CODE_CELLS)) == ["sx"]
