@@ -48,6 +48,9 @@ registry
     The reproduction registries, read and validated (re-exported by ``report``).
 stable
     Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.
+page
+    What a notebook page prints and pastes: checks that print their number, bound and verdict
+    (asserted), and values glued into the prose without myst-nb.
 ranks
     Ties in rank statistics of attributions.
 permutation_sampling
@@ -84,6 +87,7 @@ __all__ = [
     "naive_bayes",
     "naive_bayes_compositions",
     "naive_bayes_sklearn",
+    "page",
     "parallel",
     "permutation_sampling",
     "plotting",

@@ -6,6 +6,9 @@
   gets the classes ``verdict verdict-<class>`` (``verdict-not-reproduced``…), which
   ``book/_static/compendium.css`` colours. The cells are found in the page's HTML, so the
   tables pandas prints in the notebooks' outputs are marked as well as the report's.
+- **Wrapped code keeps its indentation.** Each line of highlighted code becomes a
+  ``span.line`` that knows its indentation (:func:`hang_lines`): on a phone a long line wraps
+  under its own code (``compendium.css``), not back at the left margin.
 - **A paper's number says so on touch.** The ``{paper}`` role's ``abbr.paper-number`` explains
   itself in its ``title``, which a mouse shows on hover and a touch screen never does:
   ``book/_static/reading.js`` makes each one a button that shows the note after the
@@ -14,6 +17,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
@@ -50,9 +54,49 @@ def mark_verdicts(body: str) -> str:
     return _CELL.sub(_mark, body)
 
 
+_HIGHLIGHT_PRE = re.compile(r'(<div class="highlight"><pre\b[^>]*>)(.*?)(</pre>)', re.S)
+_TAG = re.compile(r"<(/?)span\b[^>]*>")
+
+
+def _balanced(line: str) -> bool:
+    depth = 0
+    for match in _TAG.finditer(line):
+        depth += -1 if match[1] else 1
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _indent(line: str) -> int:
+    text = html.unescape(re.sub(r"<[^>]+>", "", line))
+    return len(text) - len(text.lstrip(" "))
+
+
+def hang_lines(body: str) -> str:
+    """``body`` with each line of highlighted code (a cell's input, a listing) in its own
+    ``span.line``, which knows its indentation (``--indent``, in characters): on a phone a long line
+    wraps *under its own code*, a hanging indent deeper than the line's, instead of back at the
+    left margin, where a reader would take it for a line of the outer block. The newlines stay in
+    the text, so copying the code copies its lines. A block whose highlighting spans lines (a
+    string over several lines) is left as it is."""
+    def one(match: re.Match[str]) -> str:
+        code = match[2]
+        trailing = code.endswith("\n")
+        lines = (code[:-1] if trailing else code).split("\n")
+        if not all(_balanced(line) for line in lines):
+            return match[0]
+        spans = [f'<span class="line" style="--indent:{_indent(line)}">{line}</span>' for line in lines]
+        opening = match[1].replace("<pre", '<pre class="hanging"', 1)
+        return opening + "\n".join(spans) + ("\n" if trailing else "") + match[3]
+
+    return _HIGHLIGHT_PRE.sub(one, body)
+
+
 def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     if "body" in context and "<td" in context["body"]:
         context["body"] = mark_verdicts(context["body"])
+    if "body" in context and '<div class="highlight"><pre' in context["body"]:
+        context["body"] = hang_lines(context["body"])
 
 
 def setup(app: Any) -> dict[str, Any]:
