@@ -461,8 +461,6 @@ KNOWN_WIDE = {
         # unlabelled: the log odds ratio, a product of two fractions of products per aligned row
         r"\begin{split} \begin{aligned} \frac{P(Y_1\mid X)}{P(Y_0\mid ",
     },
-    "notebooks/03-same-decision-probability/06-acv": {"equation-eq-sdp-acv-path"},  # cases
-    "notebooks/04-typical-value-contributions/01-derivation": {"equation-eq-tv-p-minus-k"},  # fractions
 }
 
 
@@ -674,21 +672,6 @@ PENDING: dict[str, set[str]] = {
     "notebooks/02-shapley-compositions/05-digits-ten-classes": {"booleans", "fit", "names", "plumbing", "tex"},
     "notebooks/02-shapley-compositions/06-estimation": {"booleans", "fit", "names", "openings", "plumbing", "tex"},
     "notebooks/02-shapley-compositions/07-naive-bayes-composition": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/03-same-decision-probability/01-lucas-network": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/03-same-decision-probability/02-same-decision-probability": {"booleans", "fit", "names"},
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": {"booleans", "fit", "names", "openings", "plumbing", "tex"},
-    "notebooks/03-same-decision-probability/04-estimated-sdp": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": {"booleans", "fit", "names", "openings", "plumbing"},
-    "notebooks/03-same-decision-probability/06-acv": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/01-derivation": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/02-simulated-evaluation": {"fit", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/03-real-data": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/04-verdict": {"booleans", "fit", "names", "plumbing", "tex"},
-    "notebooks/05-coalitional-explanations/01-definitions": {"booleans", "fit", "names", "openings"},
-    "notebooks/05-coalitional-explanations/02-groups": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/05-coalitional-explanations/03-time-and-error": {"booleans", "fit", "names", "plumbing"},
-    "notebooks/05-coalitional-explanations/04-many-attributes": {"fit", "names", "openings", "plumbing"},
-    "notebooks/05-coalitional-explanations/05-authors-code": {"booleans", "fit", "plumbing"},
 }
 
 
