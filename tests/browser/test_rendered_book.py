@@ -462,8 +462,6 @@ KNOWN_WIDE = {
         # unlabelled: the log odds ratio, a product of two fractions of products per aligned row
         r"\begin{split} \begin{aligned} \frac{P(Y_1\mid X)}{P(Y_0\mid ",
     },
-    "notebooks/03-same-decision-probability/06-acv": {"equation-eq-sdp-acv-path"},  # cases
-    "notebooks/04-typical-value-contributions/01-derivation": {"equation-eq-tv-p-minus-k"},  # fractions
 }
 
 
@@ -662,21 +660,6 @@ NOTEBOOK_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
 #: with code), computed ("Computed by" in the prose), sharp (a figure from a 1x PNG), tex (raw TeX)
 PENDING: dict[str, set[str]] = {
     "notebooks/00-foundations/03-estimators": {"desk", "names", "openings", "plumbing"},
-    "notebooks/03-same-decision-probability/01-lucas-network": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/03-same-decision-probability/02-same-decision-probability": {"booleans", "desk", "names"},
-    "notebooks/03-same-decision-probability/03-swing-shapley-figure-1": {"booleans", "desk", "names", "openings", "plumbing", "tex"},
-    "notebooks/03-same-decision-probability/04-estimated-sdp": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/03-same-decision-probability/05-ordinary-shapley-values": {"booleans", "desk", "names", "openings", "plumbing"},
-    "notebooks/03-same-decision-probability/06-acv": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/01-derivation": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/02-simulated-evaluation": {"desk", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/03-real-data": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/04-typical-value-contributions/04-verdict": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/05-coalitional-explanations/01-definitions": {"booleans", "desk", "names", "openings", "plumbing"},
-    "notebooks/05-coalitional-explanations/02-groups": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/05-coalitional-explanations/03-time-and-error": {"booleans", "desk", "names", "plumbing"},
-    "notebooks/05-coalitional-explanations/04-many-attributes": {"desk", "names", "openings", "plumbing"},
-    "notebooks/05-coalitional-explanations/05-authors-code": {"booleans", "desk", "plumbing"},
 }
 
 
