@@ -30,13 +30,14 @@ always decided on the exact value.
 
 from __future__ import annotations
 
-import builtins
 import math
 import numbers
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+
+from lib import stable
 
 __all__ = ["CheckFailed", "MaxError", "check", "check_all", "check_close", "check_line", "check_table", "glue"]
 
@@ -49,8 +50,6 @@ _OPS = {
     "==": ("=", lambda v, b: v == b),
 }
 PASS, FAIL = "✓", "✗"
-#: the prefix myst-nb reads a glued value's mime types from (``myst_nb.ext.glue.GLUE_PREFIX``)
-GLUE_PREFIX = "application/papermill.record/"
 
 
 class CheckFailed(AssertionError):
@@ -225,12 +224,5 @@ def glue(key: str, value: Any, *, digits: int = 6, display: bool = False) -> Non
         value = round(float(value), digits)
         if not math.isfinite(value):
             raise ValueError(f"glue {key!r}: {value} is not a finite number; say in words why it is missing")
-    # a kernel puts get_ipython among the builtins: no import of IPython (nor of myst-nb) is needed
-    shell = getattr(builtins, "get_ipython", lambda: None)()
-    if shell is None:
-        return
-    bundle, metadata = shell.display_formatter.format(value)
-    metadata = dict(metadata)
-    metadata["scrapbook"] = {"name": key, "mime_prefix": GLUE_PREFIX}
-    # what IPython.display.display(..., raw=True) publishes
-    shell.display_pub.publish(data={GLUE_PREFIX + k: v for k, v in bundle.items()}, metadata=metadata)
+    # one way to store a value for the prose, without myst-nb: lib.stable.glue
+    stable.glue(key, value, display=False)

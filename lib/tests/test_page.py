@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import math
 
 import numpy as np
@@ -114,36 +113,27 @@ def test_glue_outside_ipython_records_nothing_and_checks_its_value() -> None:
         glue("found-x", 0.5, display=True)
 
 
-def test_glue_records_what_myst_nb_reads(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inside a kernel, the display output is myst-nb's own: its prefix and the key in its metadata,
-    with the value's text as IPython formats it."""
+def test_glue_records_what_myst_nb_reads() -> None:
+    """Inside a kernel, the display output is myst-nb's own (through ``lib.stable.glue``, the one
+    implementation): its prefix and the key in its metadata, with the value's text as IPython formats
+    it after lib.page's rules (a float rounded, an integer as ``int``)."""
     from IPython.core.interactiveshell import InteractiveShell
-
-    formatter = InteractiveShell.instance().display_formatter
-    shown = []
-
-    class Shell:
-        display_formatter = formatter
-
-        class display_pub:  # noqa: N801 - IPython's attribute name
-            @staticmethod
-            def publish(data, metadata):
-                shown.append((data, metadata))
-
-    monkeypatch.setattr(builtins, "get_ipython", lambda: Shell(), raising=False)
-    glue("found-x", np.float64(0.123456789))
-    glue("found-n", np.int64(7))
-    glue("found-word", "reproduced")
-    assert [d for d, _ in shown] == [
-        {page.GLUE_PREFIX + "text/plain": "0.123457"},
-        {page.GLUE_PREFIX + "text/plain": "7"},
-        {page.GLUE_PREFIX + "text/plain": "'reproduced'"},
-    ]
-    assert all(m["scrapbook"] == {"name": k, "mime_prefix": page.GLUE_PREFIX}
-               for (_, m), k in zip(shown, ["found-x", "found-n", "found-word"]))
+    from IPython.utils.capture import capture_output
     from myst_nb.ext.glue import GLUE_PREFIX
 
-    assert page.GLUE_PREFIX == GLUE_PREFIX
+    InteractiveShell.instance()
+    with capture_output(display=True) as captured:
+        glue("found-x", np.float64(0.123456789))
+        glue("found-n", np.int64(7))
+        glue("found-word", "reproduced")
+    shown = [(out.data, out.metadata) for out in captured.outputs]
+    assert [d for d, _ in shown] == [
+        {GLUE_PREFIX + "text/plain": "0.123457"},
+        {GLUE_PREFIX + "text/plain": "7"},
+        {GLUE_PREFIX + "text/plain": "'reproduced'"},
+    ]
+    assert all(m["scrapbook"] == {"name": k, "mime_prefix": GLUE_PREFIX}
+               for (_, m), k in zip(shown, ["found-x", "found-n", "found-word"]))
 
 
 def test_max_error_checks_each_law(capsys: pytest.CaptureFixture[str]) -> None:
