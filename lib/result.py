@@ -1,4 +1,4 @@
-"""The result every Shapley explainer of ``lib`` returns: :class:`ShapleyResult`.
+"""The result every Shapley explainer of ``lib`` returns: :class:`~lib.result.ShapleyResult`.
 
 Shapes follow shap's conventions: values ``(n, d)`` for one output and ``(n, d, k)`` for ``k``
 outputs; base values ``(n,)`` or ``(n, k)``.  ``to_explanation()`` hands a result to shap's plots;

@@ -211,7 +211,7 @@ def check_inputs(
     """Rows to explain and background rows, checked against each other.
 
     The one validation every explainer of the book applies, once, at its public boundary (the
-    game, :class:`lib.game.Game`, calls it): both 2-D (a 1-D ``X`` is one row), both arrays or both
+    game, :class:`lib.games.Game`, calls it): both 2-D (a 1-D ``X`` is one row), both arrays or both
     DataFrames, at least one row each, the same number of features; DataFrame columns matched **by
     name** (the background's to ``X``'s, and both to ``columns`` — the model's
     ``feature_names_in_`` — when given: reordered, and a missing, extra or renamed column refused)

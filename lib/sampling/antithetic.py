@@ -3,7 +3,7 @@
 Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
 The Shapley value is the mean marginal contribution over the ``d!`` orderings of the
-features (book eq. ``eq-found-shapley-perm``).  :func:`antithetic_shapley` estimates it by
+features (book eq. ``eq-found-shapley-perm``).  :func:`~lib.sampling.antithetic.antithetic` estimates it by
 *walking* sampled orderings: along an ordering ``π`` the features are switched from a
 background row ``b`` to the instance ``x`` one at a time, and the ``d + 1`` model rows of the
 walk give the marginal contribution of *every* feature at once (Castro, Gómez & Tejada, 2009,
@@ -80,7 +80,7 @@ class AntitheticOptions(Options):
 
 
 def antithetic_rows(n_pairs: int, d: int, *, n: int = 1, m: int = 1, background_per_pair: int = 1) -> int:
-    """Model rows :func:`antithetic` evaluates when ``x`` and the background rows differ
+    """Model rows :func:`~lib.sampling.antithetic.antithetic` evaluates when ``x`` and the background rows differ
     on every feature (continuous data): ``2 n q n_pairs (d - 1) + n + m``.
 
     Two walks per pair, ``d - 1`` intermediate rows per walk and per background row

@@ -63,8 +63,8 @@ def sampling_rows(n_samples: int, *, m: int = 1) -> int:
 
     ``2 n_samples + 1 + m``: two rows per draw, ``f(x)`` once, and the ``m`` background rows once
     (the exact base value), counted as if the row were explained alone, as every budget of
-    :func:`lib.shapley.sample_shapley` is (``max_rows``).  Its inverse is how :func:`uniform` and
-    :func:`variance` turn ``max_rows`` into draws, so ``max_rows=sampling_rows(s, m=m)`` makes
+    :func:`lib.shapley.sample_shapley` is (``max_rows``).  Its inverse is how :func:`~lib.sampling.strumbelj_kononenko.uniform` and
+    :func:`~lib.sampling.strumbelj_kononenko.variance` turn ``max_rows`` into draws, so ``max_rows=sampling_rows(s, m=m)`` makes
     exactly ``s`` draws.
     """
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
@@ -100,7 +100,7 @@ def _one_sample_each(game: Game, inst: np.ndarray, feat: np.ndarray, rng: np.ran
 class SamplingOptions:
     """How Štrumbelj & Kononenko's sampler spends ``n_samples`` draws per explained row.
 
-    The plan :func:`uniform` and :func:`variance` make from the budget and their options (the
+    The plan :func:`~lib.sampling.strumbelj_kononenko.uniform` and :func:`~lib.sampling.strumbelj_kononenko.variance` make from the budget and their options (the
     module docstring says what each means): ``allocation`` ``"uniform"`` (their Algorithm 1 with equal shares) or ``"variance"``
     (their Algorithm 2: ``min_samples`` each, then the greedy rule of :func:`_greedy_picks`,
     ``batch_size`` at a time, with the book's ``prior_samples`` shrinkage).  A draw costs two model
