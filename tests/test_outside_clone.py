@@ -111,6 +111,12 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     lib_file, clone, book, cache = where.stdout.split("\n")[:4]
     assert Path(lib_file).is_relative_to(venv) and clone == "False"
     assert Path(book) == base / "home" / project["version"] and Path(cache) == base / "home" / "data"
+    # every package of lib/ is in the wheel (a subpackage missing from it fails only on import)
+    shipped = _run([str(python), "-c", "import pkgutil, lib; print(*sorted(m.name for m in "
+                    "pkgutil.walk_packages(lib.__path__, 'lib.') if m.ispkg))"], env=env, cwd=base)
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "lib").rglob("__init__.py")}
+    packages -= {"lib"} | {p for p in packages if ".tests" in p or p.startswith("lib._repository")}
+    assert packages <= set(shipped.stdout.split()), (sorted(packages - set(shipped.stdout.split())), shipped.stderr)
     # ... and then does nothing, and prints nothing
     again = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: "no-such-package-is-installed"}, cwd=base)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")

@@ -59,10 +59,11 @@ The package, one concept per module (every name below is also a name of ``lib.da
 
 ``cache``
     The cache folder (:func:`data_dir`), the manifest (:func:`manifest`, :func:`names`,
-    :func:`info`), the sha256 of every file (:func:`verify`) and the errors; where the book's
+    :func:`info`), the sha256 of a file (:func:`sha256`) and the errors; where the book's
     folders are, in a clone or outside one (:func:`in_clone`, :func:`book_root`, :func:`home`).
 ``fetching``
-    Filling the cache from the exact sources or a mirror (:func:`fetch`, :func:`mirror`).
+    Filling the cache from the exact sources or a mirror (:func:`fetch`, :func:`mirror`), and the
+    check of a data set's files (:func:`verify`: their sha256, a missing one fetched outside a clone).
 ``parsing``
     Typed frames from the files (:func:`read_kdic`).
 ``nb_paper``, ``lucas``, ``keel``, ``bundled``
@@ -96,10 +97,9 @@ from lib.data.cache import (
     manifest,
     names,
     sha256,
-    verify,
 )
 from lib.data.cli import main
-from lib.data.fetching import MIRROR_VAR, fetch, mirror
+from lib.data.fetching import MIRROR_VAR, fetch, mirror, verify
 from lib.data.keel import load_keel
 from lib.data.loaders import load, profile
 from lib.data.lucas import load_lucas0

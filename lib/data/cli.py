@@ -16,9 +16,8 @@ from lib.data.cache import (
     data_dir,
     dataset_entry,
     names,
-    verify,
 )
-from lib.data.fetching import MIRROR_VAR, fetch, mirror
+from lib.data.fetching import MIRROR_VAR, fetch, mirror, verify
 
 __all__ = ["main"]
 

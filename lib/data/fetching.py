@@ -30,11 +30,12 @@ from lib.data.cache import (
     download_text,
     downloads,
     dataset_entry,
+    in_clone,
     missing_message,
     sha256,
 )
 
-__all__ = ["MIRROR_VAR", "fetch", "mirror"]
+__all__ = ["MIRROR_VAR", "fetch", "mirror", "verify"]
 
 #: Name of the environment variable that names a mirror of the cache (see :func:`mirror`).
 MIRROR_VAR = "SHAPLEY_BOOK_DATA_MIRROR"
@@ -176,3 +177,47 @@ def fetch(
             written.append(dest)
     return written
 
+
+def verify(name: str, *, fetch_missing: bool | None = None) -> None:
+    """Check the sha256 digest of every file of a data set.
+
+    Parameters
+    ----------
+    name : str
+        Data-set name. Data sets without files (scikit-learn, generated) pass
+        trivially.
+    fetch_missing : bool, optional
+        Fetch a missing file first (:func:`lib.data.fetch`: from its exact source, checked
+        before it is put in the cache; one line per file on stderr). By default only outside
+        a clone (:func:`in_clone`), where no README command has filled the cache; in a clone
+        a missing file is an error that names the command.
+
+    Raises
+    ------
+    UnknownDatasetError
+        Unknown name.
+    DataFileNotFoundError
+        A file is not in the cache; the message gives the data set, the
+        expected path, the variable ``SHAPLEY_BOOK_DATA`` and the canonical URL.
+    ChecksumError
+        A file's digest differs from the manifest; the message gives both
+        digests. The file is left untouched.
+    """
+    entry = dataset_entry(name)
+    root = data_dir()
+    if (not in_clone() if fetch_missing is None else fetch_missing) and any(
+            not (root / f["path"]).is_file() for f in entry.get("files", [])):
+        fetch(name, log=lambda line: print(f"lib.data: {line}", file=sys.stderr))
+    for f in entry.get("files", []):
+        path = root / f["path"]
+        if not path.is_file():
+            raise DataFileNotFoundError(missing_message(name, entry, f["path"], root))
+        actual = sha256(path)
+        if actual != f["sha256"]:
+            raise ChecksumError(
+                f"data set {name!r}: checksum mismatch for {f['path']!r} at {path}\n"
+                f"  expected sha256: {f['sha256']}\n"
+                f"  actual sha256:   {actual}\n"
+                f"The file was not modified. Replace it with a fresh copy from "
+                f"{entry['url']} (see data/README.md)."
+            )

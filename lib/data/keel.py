@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.data.cache import UnknownDatasetError, dataset_entry, file_path, names, verify
+from lib.data.cache import UnknownDatasetError, dataset_entry, file_path, names
+from lib.data.fetching import verify
 from lib.data.parsing import target_series, typed_frame
 
 __all__ = ["load_keel"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from lib.data.cache import dataset_entry, file_path, verify
+from lib.data.cache import dataset_entry, file_path
+from lib.data.fetching import verify
 
 __all__ = ["load_lucas0"]
 

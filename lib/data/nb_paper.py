@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from lib.data.cache import data_dir, dataset_entry, file_path, verify
+from lib.data.cache import data_dir, dataset_entry, file_path
+from lib.data.fetching import verify
 from lib.data.parsing import read_kdic, target_series, typed_frame
 
 __all__ = [

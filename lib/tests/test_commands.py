@@ -19,6 +19,7 @@ import shlex
 import pytest
 
 from lib.data import REPO_ROOT
+from lib.regenerate.figures import PREFIX as FIGURE_PREFIX, select_figures
 from lib.regenerate.registry import REGISTRY, select
 
 #: scripts quoted in the book whose runs store nothing in data/derived/ (they print)
@@ -47,6 +48,7 @@ def _quoted() -> list[tuple[str, list[str]]]:
 
 
 QUOTED = _quoted()
+text_of = dict(_texts())
 #: the options every script that takes lib.parallel's arguments shares (add_parallel_arguments)
 PARALLEL = (REPO_ROOT / "lib" / "parallel.py").read_text(encoding="utf-8")
 
@@ -64,6 +66,10 @@ def test_a_quoted_command_is_a_registered_one(where, command):
         for i, a in enumerate(args):
             if a.startswith("--"):
                 assert f'"{a}"' in cli, f"{where}: python -m lib.regenerate has no option {a}"
+            elif a == FIGURE_PREFIX:  # figure:<name>, the placeholder of the command's form
+                assert "<" in text_of[where], f"{where}: {a!r} names no figure"
+            elif a.startswith(FIGURE_PREFIX):
+                assert select_figures([a], REPO_ROOT), f"{where}: {a!r} selects no figure of book/figures"
             elif not (i and args[i - 1] in ("--n-jobs", "--backend", "--scheduler", "--out")):
                 assert select([a]), f"{where}: {a!r} selects no registered result"
         return
@@ -88,6 +94,7 @@ def test_a_quoted_command_is_a_registered_one(where, command):
     ["scripts/coal_grid.py", "--no-such-option"],
     ["scripts/not_a_script.py"],
     ["-m", "lib.regenerate", "--check", "no-such-result"],
+    ["-m", "lib.regenerate", "--check", "figure:no-such-figure"],
 ])
 def test_a_command_the_registry_does_not_run_fails(command):
     with pytest.raises((AssertionError, SystemExit, FileNotFoundError)):
