@@ -60,19 +60,24 @@ def test_the_tool_is_idempotent_and_repairs_the_cell(tmp_path: Path) -> None:
     path = tmp_path / source.name
     path.write_bytes(source.read_bytes())
     assert not install_cell.update(path)                                   # as stored: nothing to do
+    # the stored cell was executed (its execution count); a repaired one is not, until the notebook runs
+    expected = nbformat.read(source, 4)
+    expected.cells[[c.get("id") for c in expected.cells].index(install_cell.CELL_ID)].execution_count = None
+    expected_bytes = (nbformat.writes(expected) + "\n").encode()
     nb = nbformat.read(path, 4)
     stored = [c for c in nb.cells if c.get("id") != install_cell.CELL_ID]
-    for broken in (
-        stored,                                                            # no cell
-        stored[:3] + [nb.cells[[c.get("id") for c in nb.cells].index(install_cell.CELL_ID)]] + stored[3:],  # moved
+    for broken, wanted in (
+        (stored, expected_bytes),                                          # no cell: a new one, not run
+        (stored[:3] + [nb.cells[[c.get("id") for c in nb.cells].index(install_cell.CELL_ID)]] + stored[3:],
+         source.read_bytes()),                                             # moved: the cell as it was
     ):
         nb.cells = broken
         nbformat.write(nb, path)
         assert install_cell.update(path) and not install_cell.update(path)
-        assert path.read_bytes() == source.read_bytes()
+        assert path.read_bytes() == wanted
     text = path.read_text(encoding="utf-8").replace(f"v{VERSION}/", "v0.0.1/")   # an older version's cell
     path.write_text(text, encoding="utf-8")
-    assert install_cell.update(path) and path.read_bytes() == source.read_bytes()
+    assert install_cell.update(path) and path.read_bytes() == expected_bytes   # replaced: not run yet
 
 
 def test_where_lib_is_installed_the_cell_does_nothing_and_prints_nothing(tmp_path: Path) -> None:
