@@ -22,8 +22,8 @@ The steps, for a chunk of pairs ``p = i m + b`` (explained row ``i``, background
 1. :func:`_plan` lists each pair's positions (one per ``U ⊆ F``), gives every position the
    *label* of its row (equal rows, equal labels: exact integer keys of the rows' codes, in a
    hash table) and returns, per label, the first position that has it (its representative);
-2. the model is called on the representatives' rows (:func:`_rows` for arrays,
-   :func:`lib.games.mix_rows` for DataFrames), at most ``max_rows_per_call`` at a time;
+2. the model is called on the representatives' rows (:func:`_rows` for arrays of a numba type,
+   the game's :meth:`lib.games.Game.hybrid` otherwise), at most ``max_rows_per_call`` at a time;
 3. :func:`_pair_shapley` reads each pair's ``2**k`` outputs through the labels and adds
    ``φ(g_b)`` to row ``i``'s values, pair after pair in a fixed order.
 
@@ -50,7 +50,7 @@ import numba
 import numpy as np
 import pandas as pd
 
-from lib.games import bitmask_rows, evaluate, mix_rows
+from lib.games import Game, bitmask_rows, evaluate
 
 ArrayOrFrame = np.ndarray | pd.DataFrame
 
@@ -102,56 +102,35 @@ def _cache_folder() -> bool:
 _jit = numba.njit(cache=_cache_folder(), nogil=True)
 
 
-def _codes(X: ArrayOrFrame, background: ArrayOrFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Each column's values as int64 codes, equal iff the values are equal: ``(n, d)``, ``(m, d)``.
-
-    Integers and booleans are their own codes; a categorical column gives its category codes
-    (``-1`` for a missing value); any other column its values' ranks (missing values equal).
-    """
-    if isinstance(X, pd.DataFrame):
-        cx, cb = np.empty(X.shape, dtype=np.int64), np.empty(background.shape, dtype=np.int64)
-        for j, c in enumerate(X.columns):
-            if isinstance(X[c].dtype, pd.CategoricalDtype):
-                cx[:, j], cb[:, j] = X[c].cat.codes.to_numpy(), background[c].cat.codes.to_numpy()
-            else:
-                ranks, _ = pd.factorize(pd.concat([background[c], X[c]], ignore_index=True), use_na_sentinel=False)
-                cb[:, j], cx[:, j] = ranks[: len(background)], ranks[len(background):]
-        return cx, cb
-    if X.dtype.kind in "biu" and background.dtype.kind in "biu":
-        return np.ascontiguousarray(X, dtype=np.int64), np.ascontiguousarray(background, dtype=np.int64)
-    both = np.concatenate([background, X])
-    ranks = np.column_stack([np.unique(both[:, j], return_inverse=True)[1] for j in range(both.shape[1])])
-    ranks = ranks.reshape(both.shape).astype(np.int64)
-    return np.ascontiguousarray(ranks[len(background):]), np.ascontiguousarray(ranks[: len(background)])
-
-
-def _row_builder(X: ArrayOrFrame, background: ArrayOrFrame) -> Callable[[np.ndarray, np.ndarray, np.ndarray], Any]:
-    """``build(inst, b, T)``: the rows ``(x_T, b_{-T})`` of explained rows ``inst``, as the model takes them."""
-    d = X.shape[1]
-    if isinstance(X, pd.DataFrame):
-        return lambda inst, b, T: mix_rows(X.iloc[inst], background.iloc[b], bitmask_rows(T, d))
+def _row_builder(game: Game) -> Callable[[np.ndarray, np.ndarray, np.ndarray], Any]:
+    """``build(inst, b, T)``: the rows ``(x_T, b_{-T})`` of explained rows ``inst``, as the model
+    takes them: the game's builder (:meth:`lib.games.Game.hybrid`), or for arrays of a numba type
+    the same rows from the bitmasks in a compiled loop."""
+    X, background, d = game.X, game.background, game.d
+    if game.is_frame:
+        return lambda inst, b, T: game.hybrid(inst, bitmask_rows(T, d), b)
     dtype = np.result_type(X.dtype, background.dtype)
     Xc, Bc = np.ascontiguousarray(X, dtype=dtype), np.ascontiguousarray(background, dtype=dtype)
     if dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize >= 4):  # a numba type
         return lambda inst, b, T: _rows(Xc, Bc, inst, b, T)
-    return lambda inst, b, T: np.where(bitmask_rows(T, d), Xc[inst], Bc[b])
+    return lambda inst, b, T: game.hybrid(inst, bitmask_rows(T, d), b)
 
 
-def shapley_values(f: Callable[[Any], Any], X: ArrayOrFrame, background: ArrayOrFrame,
-                   max_rows_per_call: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def shapley_values(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact interventional Shapley values of every row of ``X``, from each distinct hybrid row once.
 
     Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
 
-    ``X`` and ``background`` as checked by :func:`lib.shapley.exact_shapley` (``d <= 62``).
-    Returns ``values`` ``(n, d[, k])``, ``base`` ``(n[, k])`` (the mean of ``f`` over the
+    ``game`` as :func:`lib.shapley.exact_shapley` built it (``d <= 62``); the model rows go
+    through :meth:`lib.games.Game.f` (counted), the codes of the values are the game's
+    (:attr:`lib.games.Game.codes`, where ``x`` and ``b`` agree).  Returns ``values`` ``(n, d[, k])``, ``base`` ``(n[, k])`` (the mean of ``f`` over the
     background) and ``outputs`` ``(n[, k])`` (``f(x)``), ``k`` outputs if the model returns
     ``(rows, k)``.  See the module docstring for the method.
     """
-    n, d = X.shape
-    m = background.shape[0]
-    cx, cb = _codes(X, background)
-    build = _row_builder(X, background)
+    n, d, m = game.n, game.d, game.m
+    f, max_rows_per_call = game.f, game.max_rows_per_call
+    cx, cb = game.codes
+    build = _row_builder(game)
     values = base = outputs = None
     one_output = False
     p0 = 0

@@ -40,18 +40,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from lib.models import model_and_output_names
-from lib.shapley import (
-    MAX_EXACT_FEATURES,
-    ShapleyResult,
-    coalition_masks,
-    coalition_values,
-    evaluate,
-    game_size,
-    interventional_game,
-    shapley_from_game,
-)
-from lib.validation import as_rows
+from lib.games import MAX_EXACT_FEATURES, Game, interventional_game
+from lib.models import ClassifierFunction, as_model
+from lib.result import ShapleyResult
+from lib.shapley import coalition_masks, game_size, shapley_from_game
 
 __all__ = [
     "Groups",
@@ -352,7 +344,7 @@ def coalitional_influence_interventional(
 
     The same numbers as :func:`coalitional_influence` of
     ``interventional_values(f, X, background)``, but the model is asked only for the
-    coalitions Eq. (F4) reads, the subsets of each group (:func:`lib.shapley.coalition_values`):
+    coalitions Eq. (F4) reads, the subsets of each group (:meth:`lib.games.Game.values`):
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
     hundreds; a group may have at most :data:`lib.games.MAX_EXACT_FEATURES` attributes.
@@ -360,18 +352,16 @@ def coalitional_influence_interventional(
     names of a DataFrame ``X``.  Returns ``(n, d)``; :func:`coalitional_explanation` returns the
     same numbers as a result object, at ``n`` more model rows (``f(x)``).
     """
-    return _interventional_influence(model_and_output_names(f, None)[0], X, background, groups, overlap,
-                                     max_rows_per_call)[0]
+    game = Game(f, X, background, max_rows_per_call=max_rows_per_call)
+    return _interventional_influence(game, groups, overlap)[0]
 
 
-def _interventional_influence(f: Callable[[Any], Any], X: Any, background: Any,
-                              groups: Sequence[Sequence[Hashable]], overlap: str,
-                              max_rows_per_call: int) -> tuple[np.ndarray, np.ndarray]:
-    """The influences ``(n, d)`` and ``v(∅)`` ``(n,)`` (see :func:`coalitional_influence_interventional`);
-    the inputs are checked once, by :func:`lib.shapley.coalition_values`."""
-    rows = as_rows(X, "X")
-    d = rows.shape[1]
-    gs = _influence_groups(groups, d, list(rows.columns) if isinstance(rows, pd.DataFrame) else None, overlap)
+def _interventional_influence(game: Game, groups: Sequence[Sequence[Hashable]],
+                              overlap: str) -> tuple[np.ndarray, np.ndarray]:
+    """The influences ``(n, d)`` and ``v(∅)`` ``(n,)`` of a game (see
+    :func:`coalitional_influence_interventional`): each group's subsets, each distinct coalition once."""
+    d = game.d
+    gs = _influence_groups(groups, d, list(game.X.columns) if game.is_frame else None, overlap)
     too_big = [g for g in gs if len(g) > MAX_EXACT_FEATURES]
     if too_big:
         raise ValueError(
@@ -383,9 +373,9 @@ def _interventional_influence(f: Callable[[Any], Any], X: Any, background: Any,
         full = np.zeros((2 ** len(g), d), dtype=bool)
         full[:, list(g)] = coalition_masks(len(g))
         blocks.append(full)
-    values = coalition_values(f, X, background, np.vstack(blocks), max_rows_per_call=max_rows_per_call)
+    values = game.values(np.vstack(blocks))
     if values.ndim != 2:
-        raise ValueError("f must have a single output (pick the explained class first)")
+        raise ValueError("f must have a single output: pick the explained class first (output=)")
     starts = np.cumsum([0] + [len(block) for block in blocks])
     subs = (values[:, a:b] for a, b in zip(starts[:-1], starts[1:]))
     per_group = ((g, shapley_from_game(sub - sub[:, :1])) for g, sub in zip(gs, subs))
@@ -408,41 +398,26 @@ def coalitional_explanation(
     Book: :ref:`eq-coal-coalitional` (notebooks/05-coalitional-explanations/01-definitions.ipynb).
 
     :func:`coalitional_influence_interventional` (the interventional game, each group's subsets
-    only), returned as a :class:`lib.shapley.ShapleyResult`: ``values`` ``(n, d)`` the
+    only), returned as a :class:`lib.result.ShapleyResult`: ``values`` ``(n, d)`` the
     influences, ``base_values`` ``v(∅) = mean_b f(b)`` (one of the coalitions Eq. (F4) reads),
     ``outputs`` ``f(x)`` (``n`` more model rows).  Unlike Shapley values, the influences need not add up to ``f(x) - v(∅)``
     (``efficiency_gap()`` shows by how much): each group shares only what its own attributes
     achieve with the others absent.
 
     ``model`` is a fitted classifier or a function of the rows (:func:`lib.models.as_model`);
-    a classifier's output is the probability of the class ``output`` (index or label; required
-    then), a function must have one output.  ``groups`` name attributes by index or, for a
-    DataFrame ``X``, by column.
+    a classifier's output is the probability of the class ``output`` (a label of ``classes_`` or
+    a column index, :func:`lib.models.output_index`; required then), a function must have one
+    output (or ``output`` picks one).  ``groups`` name attributes by index or, for a DataFrame
+    ``X``, by column.
     """
-    f, names = model_and_output_names(model, None)
-    if names is not None:
-        if output is None:
-            raise ValueError(f"say which class's probability to explain: output= one of {names}")
-        k = names.index(str(output)) if str(output) in names else (
-            int(output) if isinstance(output, (int, np.integer)) and 0 <= int(output) < len(names) else None)
-        if k is None:
-            raise ValueError(f"output {output!r} is not one of the classes {names}")
-        g = f
-
-        def f(Z: Any) -> np.ndarray:  # the probability of class k
-            return np.asarray(g(Z), dtype=float)[:, k]
-
-        label = names[k]
-    else:
-        label = None
-    values, base = _interventional_influence(f, X, background, groups, overlap, max_rows_per_call)
-    Xc = as_rows(X, "X")
-    outputs = evaluate(f, Xc, Xc.shape[0])
-    names_out = ([str(c) for c in feature_names] if feature_names is not None
-                 else [str(c) for c in Xc.columns] if isinstance(Xc, pd.DataFrame) else None)
+    f = as_model(model)
+    if output is None and isinstance(f, ClassifierFunction):
+        raise ValueError(f"say which class's probability to explain: output= one of {f.output_names}")
+    game = Game(f, X, background, output=output, feature_names=feature_names, max_rows_per_call=max_rows_per_call)
+    values, base = _interventional_influence(game, groups, overlap)
     return ShapleyResult(
-        values=values, base_values=base, outputs=outputs, data=Xc,
-        feature_names=names_out, output_names=[label] if label is not None else None,
+        values=values, base_values=base, outputs=game.outputs, data=game.X,
+        feature_names=game.feature_names, output_names=game.output_names if output is not None else None,
         method=f"coalitional-influence-{overlap}",
     )
 
@@ -480,7 +455,7 @@ def interventional_values(
     Book: :ref:`eq-found-interventional` (book/foundations.md).
 
     Book eq. ``eq-found-interventional`` (Štrumbelj & Kononenko, 2014), the value
-    function of :func:`lib.shapley.interventional_game`, but evaluated only on
+    function of :func:`lib.games.interventional_game`, but evaluated only on
     ``coalitions`` (bitmasks; default: all ``2**d``).  Cost: ``n * len(coalitions) * m``
     model rows.  Returns ``(n, 2**d)`` or ``(n, 2**d, k)`` with ``NaN`` on the
     coalitions not evaluated.

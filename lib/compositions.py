@@ -20,17 +20,20 @@ Shapley operator); its ILR coordinates do.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from lib import sampling
 from lib import shapley as sh
-from lib.models import as_model, model_and_output_names
 from lib import simplex as sx
-from lib.validation import as_rows, check_finite_inputs
+from lib.games import MAX_EXACT_FEATURES, Game
+from lib.models import as_model, model_and_output_names, output_index, renamed_keywords
+from lib.result import ShapleyResult
+from lib.validation import check_finite_inputs
 
 __all__ = [
     "ProbabilitySumError",
@@ -132,6 +135,7 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
             raise ZeroProbabilityError(int((P <= 0).any(axis=1).sum()))
         return sx.ilr(P, V)
 
+    g.__wrapped__ = model  # type: ignore[attr-defined]  # the classifier's columns (lib.validation.model_columns)
     return g
 
 
@@ -146,7 +150,7 @@ def _sum_error(f: Model, X: Any, background: Any, err: ProbabilitySumError) -> V
     model = as_model(f)
     where, totals = [], []
     for name, rows in (("X", X), ("background", background)):
-        total = np.asarray(model(as_rows(rows, name)), dtype=float).sum(axis=1)
+        total = np.asarray(model(rows), dtype=float).sum(axis=1)
         bad = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
         if bad.size:
             where.append(_rows_text(bad, name))
@@ -167,7 +171,7 @@ def _zero_probability_error(f: Model, X: Any, background: Any, class_names: Sequ
     model = as_model(f)
     where, classes = [], set()
     for name, rows in (("X", X), ("background", background)):
-        P = np.asarray(model(as_rows(rows, name)), dtype=float)
+        P = np.asarray(model(rows), dtype=float)
         zero = P <= 0
         bad = np.flatnonzero(zero.any(axis=1))
         if bad.size:
@@ -205,7 +209,7 @@ class ShapleyCompositions:
     basis
         ``(N, N-1)``: the ILR basis used.
     shapley
-        The :class:`lib.shapley.ShapleyResult` of ``ilr ∘ f`` (with variances and
+        The :class:`lib.result.ShapleyResult` of ``ilr ∘ f`` (with variances and
         sample counts when sampled).
     feature_names, class_names
         Optional labels.
@@ -215,14 +219,14 @@ class ShapleyCompositions:
     base: np.ndarray
     prediction: np.ndarray
     basis: np.ndarray
-    shapley: sh.ShapleyResult
+    shapley: ShapleyResult
     feature_names: list[str] | None = None
     class_names: list[str] | None = None
 
     @classmethod
     def from_ilr(
         cls,
-        res: sh.ShapleyResult,
+        res: ShapleyResult,
         ilr_values: np.ndarray,
         basis: np.ndarray,
         class_names: Sequence[str] | None = None,
@@ -296,21 +300,23 @@ class ShapleyCompositions:
         """The class names (the columns of :attr:`values`)."""
         return self.class_names
 
-    def to_explanation(self, output: int | str | None = None) -> Any:
+    def to_explanation(self, output: Any = None) -> Any:
         """The compositions as a :class:`shap.Explanation` in clr coordinates, named by class.
 
         ``values`` ``(n, d, N)`` (or ``(n, d)`` for one class, ``output`` = its index or name),
         ``base_values`` the clr of the base distribution; efficiency holds, so shap's plots work:
         ``shap.plots.bar(e[:, :, k])`` or ``shap.plots.waterfall(e[0, :, k])``, or
-        ``to_explanation(output="class")``.  The clr coordinate of class ``k`` is the log of its
-        probability against the geometric mean of all classes.
+        ``to_explanation(output="class")`` (a class label, as given or as text, or a column index:
+        :func:`lib.models.output_index`, the rule of every ``output=`` of ``lib``).  The clr
+        coordinate of class ``k`` is the log of its probability against the geometric mean of all
+        classes.
         """
         import shap  # imported lazily: importing shap is slow
 
         values, base = self.values, self.base_values
         names = self.class_names
         if output is not None:
-            k = _class_index(output, names, values.shape[2])
+            k = output_index(output, names, values.shape[2])
             values, base, names = values[:, :, k], base[:, k], None
         data = self.shapley.data
         data = data.to_numpy() if isinstance(data, pd.DataFrame) else data
@@ -318,22 +324,33 @@ class ShapleyCompositions:
                                 feature_names=self.feature_names, output_names=names)
 
 
-def _class_index(output: int | str, names: Sequence[str] | None, n_classes: int) -> int:
-    if isinstance(output, (int, np.integer)) and not isinstance(output, bool):
-        if not 0 <= int(output) < n_classes:
-            raise ValueError(f"output must be a class index in [0, {n_classes}), got {output}")
-        return int(output)
-    if names is not None and str(output) in names:
-        return names.index(str(output))
-    raise ValueError(f"unknown class {output!r}; the classes are {names if names is not None else list(range(n_classes))}")
-
-
-def _n_classes(res: sh.ShapleyResult) -> int:
+def _n_classes(res: ShapleyResult) -> int:
     if res.values.ndim != 3:  # pragma: no cover - ilr_model always returns (r, N-1)
         raise ValueError("expected a multi-output result")
     return res.values.shape[2] + 1
 
 
+def _compositions(f: Model, X: Any, background: Any, basis: npt.ArrayLike | None, output_names: Any,
+                  clip: float | None, estimate: Any, **game: Any) -> tuple[ShapleyResult, np.ndarray, list[str] | None]:
+    """The Shapley result of ``ilr ∘ f`` on one checked game, the ILR basis and the class names.
+
+    ``estimate(game)`` computes the result; a zero probability or rows that do not sum to 1 are
+    restated in the user's rows of ``X`` and of the background."""
+    V = None if basis is None else np.asarray(basis, dtype=float)
+    model, class_names = model_and_output_names(f, output_names)
+    g = Game(ilr_model(model, V, clip=clip), X, background, **game)
+    try:
+        res = estimate(g)
+    except ZeroProbabilityError as err:
+        raise _zero_probability_error(model, g.X, g.background, class_names, err) from None
+    except ProbabilitySumError as err:
+        raise _sum_error(model, g.X, g.background, err) from None
+    n_classes = _n_classes(res)
+    V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
+    return res, V, class_names
+
+
+@renamed_keywords(class_names="output_names")
 def exact_shapley_compositions(
     f: Model,
     X: Any,
@@ -341,9 +358,11 @@ def exact_shapley_compositions(
     *,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
     clip: float | None = None,
-    **kwargs: Any,
+    max_rows_per_call: int = 2**16,
+    allow_nan: bool = False,
+    max_features: int = MAX_EXACT_FEATURES,
 ) -> ShapleyCompositions:
     """Exact Shapley compositions (paper Eq. (C5)-(C7)) against a background set.
 
@@ -353,8 +372,8 @@ def exact_shapley_compositions(
     ``= ilr^{-1}`` of :func:`lib.shapley.exact_shapley` applied to ``ilr ∘ f``: the
     value function ``E^A[f(x_S, b_{-S})] = ilr^{-1}(mean_b ilr f(x_S, b_{-S}))`` is the
     interventional game of ``ilr ∘ f`` mapped back, and Eq. (C7) in ILR coordinates is the
-    Shapley formula (module docstring).  ``kwargs`` go to ``exact_shapley``
-    (``max_rows_per_call``, ``allow_nan``, ``max_features``).
+    Shapley formula (module docstring).  ``max_rows_per_call``, ``allow_nan`` and
+    ``max_features`` as there.
 
     Parameters
     ----------
@@ -363,26 +382,23 @@ def exact_shapley_compositions(
         function mapping ``(r, d)`` rows to ``(r, N)`` strictly positive class probabilities
         summing to 1 (:func:`ilr_model`).
     X, background
-        Rows to explain and background rows (arrays or DataFrames, as in ``lib.shapley``).
+        Rows to explain and background rows (arrays or DataFrames, columns matched by name, as in
+        ``lib.shapley``).
     basis
         ILR basis ``(N, N-1)``; default :func:`lib.simplex.helmert_basis`.  The
         compositions do not depend on it; their ILR coordinates do.
+    feature_names, output_names
+        Labels of the features and of the ``N`` classes (by default a DataFrame's columns and a
+        classifier's classes).  ``class_names=``, the old name of ``output_names=``, is deprecated.
     clip
         Raise every probability below ``clip`` to ``clip`` first (see :func:`ilr_model`); by
         default a zero probability is an error that names the rows of ``X`` and of the
         background that have one.
     """
-    V = None if basis is None else np.asarray(basis, dtype=float)
-    model, class_names = model_and_output_names(f, class_names)
-    try:
-        res = sh.exact_shapley(ilr_model(model, V, clip=clip), X, background, feature_names=feature_names,
-                               **kwargs)
-    except ZeroProbabilityError as err:
-        raise _zero_probability_error(model, X, background, class_names, err) from None
-    except ProbabilitySumError as err:
-        raise _sum_error(model, X, background, err) from None
-    n_classes = _n_classes(res)
-    V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
+    res, V, class_names = _compositions(
+        f, X, background, basis, output_names, clip,
+        lambda game: sh.exact_shapley(game, max_features=max_features),
+        feature_names=feature_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
     return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
 
 
@@ -426,6 +442,7 @@ def adjust_efficiency_compositions(
     return sh.adjust_efficiency(values, trace, np.asarray(ilr_total, dtype=float), eps=eps)
 
 
+@renamed_keywords(class_names="output_names")
 def sample_shapley_compositions(
     f: Model,
     X: Any,
@@ -433,55 +450,50 @@ def sample_shapley_compositions(
     *,
     max_rows: int,
     rng: np.random.Generator,
-    method: str = "antithetic",
-    adjust: bool = False,
-    eps: float = 1e-6,
+    method: str = sampling.DEFAULT,
+    options: sampling.Options | None = None,
     basis: npt.ArrayLike | None = None,
-    class_names: Sequence[str] | None = None,
+    feature_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
     clip: float | None = None,
-    **sampling: Any,
 ) -> ShapleyCompositions:
     """Sampled Shapley compositions: :func:`lib.shapley.sample_shapley` on ``ilr ∘ f``.
 
     Book: :ref:`eq-comp-ilr-shapley`, :ref:`eq-comp-adjustment`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
-    The budget ``max_rows`` is in model rows per explained row, as in
-    :func:`lib.shapley.sample_shapley`, whatever the method.  ``method="antithetic"`` (the
-    default, the book's recommended estimator): antithetic permutation sampling
-    (:func:`lib.permutation_sampling.antithetic_shapley`) of the ILR coordinates, each walk a
-    sample of every feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's
-    Appendix D, Algorithms 1-2.  One draw of Algorithm 1 is ``f(b_1) ⊖ f(b_2)``, in ILR
-    ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is the ordinary mean in ILR.
-    ``"variance"`` is Algorithm 2 with the correct condition (``min_samples`` for every feature
-    first, then the greedy ``argmax_i tr Σ_i/m_i - tr Σ_i/(m_i+1)``, Eq. (C17), where ``tr Σ_i`` is
-    the sum of the sample variances of the ``N-1`` ILR coordinates).  ``adjust=True`` applies
-    :func:`adjust_efficiency_compositions` (Eq. (C18)-(C19), ``eps`` = the paper's ε) to any method.
-
-    ``sampling``: the other keyword options of :func:`lib.shapley.sample_shapley`
-    (``min_samples``, ``batch_size``, ``prior_samples`` for ``"variance"``;
-    ``background_per_pair`` for ``"antithetic"``; ``feature_names``, ``allow_nan``,
-    ``max_rows_per_call``).  ``f``, ``class_names`` and ``clip`` as in
-    :func:`exact_shapley_compositions`.
+    The budget ``max_rows`` is in model rows per explained row, ``method`` a name of
+    :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.shapley.sample_shapley`.
+    ``method="antithetic"`` (the default, the book's recommended estimator): antithetic permutation
+    sampling (:mod:`lib.sampling.antithetic`) of the ILR coordinates, each walk a sample of every
+    feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
+    Algorithms 1-2 (:mod:`lib.sampling.strumbelj_kononenko`).  One draw of Algorithm 1 is
+    ``f(b_1) ⊖ f(b_2)``, in ILR ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is the
+    ordinary mean in ILR.  ``"variance"`` is Algorithm 2 with the correct condition
+    (``min_samples`` for every feature first, then the greedy ``argmax_i tr Σ_i/m_i - tr
+    Σ_i/(m_i+1)``, Eq. (C17), where ``tr Σ_i`` is the sum of the sample variances of the ``N-1`` ILR
+    coordinates).  ``options.adjust=True`` applies :func:`adjust_efficiency_compositions`
+    (Eq. (C18)-(C19), ``options.eps`` = the paper's ε) to any method.  ``f``, ``feature_names``,
+    ``output_names`` and ``clip`` as in :func:`exact_shapley_compositions`.
     """
-    V = None if basis is None else np.asarray(basis, dtype=float)
-    model, class_names = model_and_output_names(f, class_names)
-    try:
-        res = sh.sample_shapley(ilr_model(model, V, clip=clip), X, background, max_rows=max_rows, rng=rng,
-                                method=method, adjust=False, **sampling)  # type: ignore[arg-type]
-    except ZeroProbabilityError as err:
-        raise _zero_probability_error(model, X, background, class_names, err) from None
-    except ProbabilitySumError as err:
-        raise _sum_error(model, X, background, err) from None
-    n_classes = _n_classes(res)
-    V = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
+    res, V, class_names = _compositions(
+        f, X, background, basis, output_names, clip,
+        lambda game: sh.sample_shapley(game, max_rows=max_rows, rng=rng, method=method,
+                                       options=_unadjusted(options)),
+        feature_names=feature_names)
     values = res.values
-    if adjust:
+    if options is not None and options.adjust:
         assert res.variances is not None
-        values = adjust_efficiency_compositions(
-            values, res.variances, res.outputs - res.base_values, eps=eps
-        )
+        values = adjust_efficiency_compositions(values, res.variances, res.outputs - res.base_values,
+                                                eps=options.eps)
     return ShapleyCompositions.from_ilr(res, values, V, class_names)
+
+
+def _unadjusted(options: sampling.Options | None) -> sampling.Options | None:
+    """The options without ``adjust``: compositions adjust with the trace (Eq. (C18)) afterwards."""
+    if options is None or not options.adjust:
+        return options
+    return replace(options, adjust=False)
 
 
 # ---------------------------------------------------------------------------
@@ -622,10 +634,10 @@ def _import_shap() -> Any:
 def _shap_result(
     g: Model, Xa: np.ndarray, values: np.ndarray, base: np.ndarray, method: str,
     feature_names: Sequence[str] | None,
-) -> sh.ShapleyResult:
+) -> ShapleyResult:
     outputs = np.asarray(g(Xa), dtype=float)  # f(x) once more: n rows, counted like any other
     base = np.broadcast_to(np.asarray(base, dtype=float), outputs.shape).copy()
-    return sh.ShapleyResult(
+    return ShapleyResult(
         values=np.asarray(values, dtype=float).reshape(Xa.shape + outputs.shape[1:]),
         base_values=base,
         outputs=outputs,

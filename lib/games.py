@@ -1,44 +1,50 @@
-"""The interventional game of a model: hybrid rows, the checked model call, the game's values.
+"""The interventional game of a model: one checked object under every explainer.
 
-Book: :ref:`eq-found-interventional` (book/foundations.md).
+Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+    (notebooks/00-foundations/01-shapley-values.ipynb).
 
 The interventional game of a row ``x`` (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017)
 is ``v_x(S) = (1/m) Σ_b f(x_S, b_{-S})``: the mean of the model's outputs on the *hybrid
 rows* ``(x_S, b_{-S})``, ``x`` on the features of the coalition ``S`` and a background row
-``b`` elsewhere (book eq. ``eq-found-interventional``).  This module builds those rows and
-asks the model for them:
+``b`` elsewhere (book eq. ``eq-found-interventional``).
 
-* :func:`bitmask_rows`, :func:`hybrid_rows`, :func:`mix_rows` — coalitions as membership rows,
-  and the hybrid rows of arrays and DataFrames (the pieces every explainer of the book shares);
-* :func:`evaluate` — the model called on rows, its outputs checked (shape, finiteness);
-* :func:`interventional_game` (all ``2**d`` coalitions, or chosen ones) and
-  :func:`coalition_values` (any list of coalitions, any number of features) — the game's values,
-  every hybrid row evaluated, each coalition's value numpy's mean over the background; on
-  checked inputs, :func:`game_values`.  With :func:`lib.shapley.shapley_from_game`, this is the
-  exact engine's reference path (:func:`lib.shapley.exact_shapley`).
+:class:`Game` is that game for a model, rows to explain and background rows, built **once per
+public call** of any explainer of ``lib``: the model through :func:`lib.models.as_model` (and the
+explained output, ``output=``), ``X`` and the background checked once
+(:func:`lib.validation.check_inputs`: columns matched by name, NaN and ±inf refused with row,
+column and remedy), the feature and output names, and a count of the model rows it evaluates.
+Everything below it — the exact engine, every sampler of :mod:`lib.sampling`, the compositions,
+the coalitional, SDP and typical-value methods — takes the game and checks nothing again.  It
+offers the pieces they share: one hybrid-row builder (:meth:`Game.hybrid`), one "where ``x`` and
+the background agree" (:attr:`Game.differ`), the model on hybrid rows (:meth:`Game.evaluate`),
+the game's values (:meth:`Game.coalition_values`: the equation in numpy), and the exact base
+values and outputs.
 
-Used by :mod:`lib.shapley`, :mod:`lib.coalitional`, :mod:`lib.permutation_sampling`,
-:mod:`lib.typical_value`, :mod:`lib.sdp_estimation` and :mod:`lib.bayesnet`.
+Module functions: :func:`bitmask_rows`, :func:`as_coalition_masks`, :func:`mix_rows` (coalitions
+as membership rows; hybrid rows of DataFrames), :func:`evaluate` (the checked model call), and
+the game's values of a model in one call, :func:`interventional_game` (all ``2**d`` coalitions)
+and :func:`coalition_values` (any list of coalitions, any number of features).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from lib.validation import check_enumerable, check_inputs
+from lib.models import select_output
+from lib.validation import check_enumerable, check_inputs, model_columns
 
 __all__ = [
+    "Game",
     "MAX_EXACT_FEATURES",
     "as_coalition_masks",
     "bitmask_rows",
     "coalition_values",
     "evaluate",
-    "game_values",
-    "hybrid_rows",
     "interventional_game",
     "mix_rows",
 ]
@@ -50,13 +56,6 @@ ArrayOrFrame = np.ndarray | pd.DataFrame
 #: (:func:`interventional_game`, :func:`lib.shapley.exact_shapley`): 2**20 coalitions, each
 #: evaluated against every background row, is already ~1e6 model calls per row.
 MAX_EXACT_FEATURES = 20
-
-#: Target size in bytes of one model call's hybrid rows in :func:`game_values`: 1 MiB, so that
-#: a block and the model's work on it stay in a core's L2 cache (2 MiB on the book's machines,
-#: 1 MiB or more on most).  With 4 MiB blocks a near-free linear model at d = 10 took 2-3 times
-#: as long; a model with a per-call cost (scikit-learn's gradient boosting, ~0.5 ms a call)
-#: pays about 10 % more calls at d = 12 (``benchmarks/exact_engine.py`` measures both).
-BLOCK_BYTES = 2**20
 
 
 def bitmask_rows(bitmasks: np.typing.ArrayLike, d: int) -> np.ndarray:
@@ -106,23 +105,6 @@ def mix_rows(xs: pd.DataFrame, donor: pd.DataFrame, keep: np.ndarray) -> pd.Data
     return pd.DataFrame(cols, columns=xs.columns)
 
 
-def hybrid_rows(X: ArrayOrFrame, background: ArrayOrFrame, inst: np.ndarray, member: np.ndarray) -> ArrayOrFrame:
-    """Rows taking ``x`` on the features of a coalition and ``b`` elsewhere, block by block.
-
-    ``inst`` (shape ``(r,)``) gives the explained row of each of ``r`` blocks, ``member``
-    (shape ``(r, d)``) the coalition of each block.  Every block is repeated over all
-    background rows: the result has ``r * m`` rows, block-major (background order within
-    a block).
-    """
-    m = background.shape[0]
-    if isinstance(X, pd.DataFrame):
-        inst_rows = np.repeat(inst, m)
-        bg_rows = np.tile(np.arange(m), len(inst))
-        return mix_rows(X.iloc[inst_rows], background.iloc[bg_rows], np.repeat(member, m, axis=0))
-    rows = np.where(member[:, None, :], X[inst][:, None, :], background[None, :, :])
-    return rows.reshape(len(inst) * m, X.shape[1])
-
-
 def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
     """``f(rows)`` as floats, checked: one output (or one row of ``k``) per row, all finite."""
     out = np.asarray(f(rows), dtype=float)
@@ -139,9 +121,213 @@ def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
     return out
 
 
-# ---------------------------------------------------------------------------
-# The game's values: every hybrid row evaluated
-# ---------------------------------------------------------------------------
+class Game:
+    """The interventional game of a model at the rows ``X``, against background rows: checked once.
+
+    Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+        (notebooks/00-foundations/01-shapley-values.ipynb).
+
+    ``Game(model, X, background)`` is what every explainer of ``lib`` builds from its inputs, once
+    per public call, and hands down (see the module docstring): the estimators of
+    :mod:`lib.sampling` are functions of a game.
+
+    Parameters
+    ----------
+    model
+        A fitted classifier (its ``predict_proba``, one output per class) or a function of the rows
+        (:func:`lib.models.as_model`).  It must not modify its input in place.
+    X, background
+        Rows to explain ``(n, d)`` (one 1-D row is accepted) and background rows ``(m, d)``: both
+        arrays or both DataFrames.  DataFrame columns are matched **by name** — the background's
+        to ``X``'s, and both to the model's ``feature_names_in_`` if it has them (reordered; a
+        missing, extra or renamed column is refused); NaN and ±inf are refused in every dtype
+        with the row, the column (by name) and the remedy (:func:`lib.validation.check_inputs`).
+    output
+        The explained output (class), by the rule of every ``output=`` of ``lib``
+        (:func:`lib.models.output_index`: a label of ``classes_`` or of ``output_names``, else a
+        column index); ``None``: every output of the model.
+    feature_names, output_names
+        Labels for arrays and callables; by default a DataFrame's columns and a classifier's classes.
+    allow_nan
+        Let missing values through to the model (one that handles them); infinite values never.
+    max_rows_per_call
+        The most rows one model call is given (memory stays bounded).
+
+    Attributes
+    ----------
+    X, background
+        The checked rows, columns in one order (the model's, if it names them).
+    n, d, m
+        Rows explained, features, background rows.
+    feature_names, output_names
+        ``list[str]`` or ``None``.
+    model_rows
+        The model rows evaluated so far through :meth:`f` (every method of the game): what a
+        budget counts.
+    """
+
+    def __init__(self, model: Any, X: Any, background: Any, *, output: Any = None,
+                 feature_names: Sequence[str] | None = None, output_names: Sequence[str] | None = None,
+                 allow_nan: bool = False, max_rows_per_call: int = 2**16) -> None:
+        if isinstance(max_rows_per_call, bool) or not isinstance(max_rows_per_call, (int, np.integer)) \
+                or max_rows_per_call < 1:
+            raise ValueError(f"max_rows_per_call must be an integer >= 1, got {max_rows_per_call!r}")
+        function, names = select_output(model, output, output_names)
+        columns = model_columns(model) if isinstance(X, pd.DataFrame) else None
+        self.X, self.background = check_inputs(X, background, allow_nan, columns)
+        self.n, self.d = self.X.shape
+        self.m = self.background.shape[0]
+        self.feature_names = _feature_names(self.X, feature_names)
+        self.output_names = names
+        self.allow_nan = bool(allow_nan)
+        self.max_rows_per_call = int(max_rows_per_call)
+        self.model_rows = 0
+        self._function = function
+        self._k_shape: tuple[int, ...] | None = None
+
+    def __repr__(self) -> str:
+        return f"Game(n={self.n}, d={self.d}, m={self.m}, model={self._function!r})"
+
+    @property
+    def is_frame(self) -> bool:
+        """Whether the rows are a DataFrame (hybrid rows are then built column by column)."""
+        return isinstance(self.X, pd.DataFrame)
+
+    # -- the model, counted --------------------------------------------------------------------
+
+    def f(self, rows: ArrayOrFrame) -> Any:
+        """The model (its explained output) on a table of rows, as it returns them; counted in
+        :attr:`model_rows`.  Every evaluation of the game goes through it."""
+        self.model_rows += len(rows)
+        return self._function(rows)
+
+    def call(self, rows: ArrayOrFrame) -> np.ndarray:
+        """:meth:`f` checked (:func:`evaluate`): one output, or one row of ``k``, per row, all finite,
+        and the same number of outputs on every call."""
+        out = evaluate(self.f, rows, len(rows))
+        if self._k_shape is None:
+            self._k_shape = out.shape[1:]
+        elif out.shape[1:] != self._k_shape:
+            raise ValueError("the model returned a different number of outputs between calls")
+        return out
+
+    @cached_property
+    def outputs(self) -> np.ndarray:
+        """``f(x)`` of every explained row, ``(n[, k])``: ``v_x(N)`` (``n`` model rows, once)."""
+        return self.call(self.X)
+
+    @cached_property
+    def background_outputs(self) -> np.ndarray:
+        """``f(b)`` of every background row, ``(m[, k])`` (``m`` model rows, once)."""
+        return self.call(self.background)
+
+    @property
+    def base_values(self) -> np.ndarray:
+        """``v_x(∅)``: the mean of ``f`` over the whole background, exact, ``(n[, k])``."""
+        return np.broadcast_to(self.background_outputs.mean(axis=0), self.outputs.shape).copy()
+
+    # -- hybrid rows ---------------------------------------------------------------------------
+
+    def hybrid(self, rows: np.ndarray, masks: np.ndarray, donors: np.ndarray) -> ArrayOrFrame:
+        """The hybrid rows: row ``r`` takes ``X[rows[r]]`` where ``masks[r]`` is True and the
+        background row ``donors[r]`` elsewhere (``masks`` ``(r, d)`` booleans).  The one place
+        hybrid rows are built (DataFrames through :func:`mix_rows`, dtypes kept)."""
+        if self.is_frame:
+            return mix_rows(self.X.iloc[rows], self.background.iloc[donors], masks)
+        return np.where(masks, self.X[rows], self.background[donors])
+
+    def evaluate(self, rows: np.ndarray, masks: np.ndarray, donors: np.ndarray) -> np.ndarray:
+        """The model on the hybrid rows :meth:`hybrid` ``(rows, masks, donors)``: ``(r[, k])``, in
+        calls of at most ``max_rows_per_call`` rows (``r`` model rows)."""
+        total = len(rows)
+        if total <= self.max_rows_per_call:
+            return self.call(self.hybrid(rows, masks, donors))
+        parts = [self.call(self.hybrid(rows[a:a + self.max_rows_per_call], masks[a:a + self.max_rows_per_call],
+                                       donors[a:a + self.max_rows_per_call]))
+                 for a in range(0, total, self.max_rows_per_call)]
+        return np.concatenate(parts)
+
+    @cached_property
+    def codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each column's values as int64 codes, equal iff the values are equal: ``(n, d)`` for ``X``,
+        ``(m, d)`` for the background.  Integers and booleans are their own codes; a categorical
+        column gives its category codes (``-1`` for a missing value); any other column its values'
+        ranks (missing values equal to each other)."""
+        X, background = self.X, self.background
+        if isinstance(X, pd.DataFrame):
+            cx, cb = np.empty(X.shape, dtype=np.int64), np.empty(background.shape, dtype=np.int64)
+            for j, c in enumerate(X.columns):
+                if isinstance(X[c].dtype, pd.CategoricalDtype):
+                    cx[:, j], cb[:, j] = X[c].cat.codes.to_numpy(), background[c].cat.codes.to_numpy()
+                else:
+                    ranks, _ = pd.factorize(pd.concat([background[c], X[c]], ignore_index=True), use_na_sentinel=False)
+                    cb[:, j], cx[:, j] = ranks[: len(background)], ranks[len(background):]
+            return cx, cb
+        if X.dtype.kind in "biu" and background.dtype.kind in "biu":
+            return np.ascontiguousarray(X, dtype=np.int64), np.ascontiguousarray(background, dtype=np.int64)
+        both = np.concatenate([background, X])
+        ranks = np.column_stack([np.unique(both[:, j], return_inverse=True)[1].reshape(-1)
+                                 for j in range(both.shape[1])]) if both.shape[1] else np.zeros(both.shape, np.int64)
+        ranks = ranks.reshape(both.shape).astype(np.int64)
+        return np.ascontiguousarray(ranks[len(background):]), np.ascontiguousarray(ranks[: len(background)])
+
+    @cached_property
+    def differ(self) -> np.ndarray:
+        """``(n, m, d)``: where explained row ``i`` and background row ``b`` differ (from
+        :attr:`codes`).  Where they agree, switching the feature changes no hybrid row: a null
+        player of ``f(x_S, b_{-S})``, and a model row an estimator need not pay for."""
+        cx, cb = self.codes
+        return cx[:, None, :] != cb[None, :, :]
+
+    # -- the game's values ---------------------------------------------------------------------
+
+    def coalition_values(self, masks: np.ndarray) -> np.ndarray:
+        """The value function on the coalitions ``masks`` ``(c, d)``, for every explained row.
+
+        Book: :ref:`eq-found-interventional` (book/foundations.md); :ref:`eq-found-value-function`
+            (notebooks/00-foundations/01-shapley-values.ipynb).
+
+        ``v_x(S) = (1/m) Σ_b f(x_S, b_{-S})``, the equation in numpy: for each explained row and
+        coalition, the model on its ``m`` hybrid rows and numpy's mean over them, in background
+        order.  ``m`` model rows per coalition per explained row, in calls of whole coalitions of at
+        most about ``max_rows_per_call`` rows.  Returns ``(n, c[, k])``.
+        """
+        n, m, c = self.n, self.m, masks.shape[0]
+        per_call = max(1, self.max_rows_per_call // m)
+        result: np.ndarray | None = None
+        for start in range(0, n * c, per_call):
+            stop = min(n * c, start + per_call)
+            inst, coal = np.divmod(np.arange(start, stop), c)
+            out = self.call(self.hybrid(np.repeat(inst, m), np.repeat(masks[coal], m, axis=0),
+                                        np.tile(np.arange(m), stop - start)))
+            means = out.reshape((stop - start, m) + out.shape[1:]).mean(axis=1)
+            if result is None:
+                result = np.empty((n * c,) + means.shape[1:])
+            result[start:stop] = means
+        assert result is not None
+        return result.reshape((n, c) + result.shape[1:])
+
+    def values(self, coalitions: Any) -> np.ndarray:
+        """:meth:`coalition_values` of any coalitions (bitmasks or a boolean ``(c, d)`` array,
+        :func:`as_coalition_masks`), each distinct one evaluated once, in the order given."""
+        masks = as_coalition_masks(coalitions, self.d)
+        # distinct coalitions in increasing bitmask order (the columns reversed make the
+        # lexicographic order of np.unique the numeric order of the bitmasks)
+        unique_rev, inverse = np.unique(masks[:, ::-1], axis=0, return_inverse=True)
+        values = self.coalition_values(np.ascontiguousarray(unique_rev[:, ::-1]))
+        return values[:, np.asarray(inverse).reshape(-1)]
+
+
+def _feature_names(X: ArrayOrFrame, given: Sequence[str] | None) -> list[str] | None:
+    """The features' names: those given (one per column), else a DataFrame's columns as text."""
+    if given is not None:
+        names = [str(c) for c in given]
+        if len(names) != X.shape[1]:
+            raise ValueError(f"{len(names)} feature names for {X.shape[1]} features: give one name per column")
+        return names
+    if isinstance(X, pd.DataFrame):
+        return [str(c) for c in X.columns]
+    return None
 
 
 def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
@@ -173,6 +359,7 @@ def coalition_values(
     background: ArrayOrFrame | np.typing.ArrayLike,
     coalitions: Any,
     *,
+    output: Any = None,
     max_rows_per_call: int = 2**16,
     allow_nan: bool = False,
 ) -> np.ndarray:
@@ -184,100 +371,14 @@ def coalition_values(
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` (book eq. ``eq-found-interventional``;
     Štrumbelj & Kononenko, 2014) for each row of ``X`` and each coalition in
     ``coalitions`` (see :func:`as_coalition_masks`), without allocating the ``2**d``
-    coalitions.  Each *distinct* coalition is evaluated once: the model sees
-    ``n * (number of distinct coalitions) * m`` rows, in calls of at most about
-    ``max_rows_per_call`` rows.
+    coalitions: :meth:`Game.coalition_values` of ``Game(f, X, background)``.  Each *distinct*
+    coalition is evaluated once: the model sees ``n * (number of distinct coalitions) * m`` rows.
 
-    Returns ``(n, c)`` for a single-output model, ``(n, c, k)`` otherwise, in the order of
-    ``coalitions`` (repeated coalitions repeat their value).
+    Returns ``(n, c)`` for a single-output model (or ``output`` given), ``(n, c, k)`` otherwise,
+    in the order of ``coalitions`` (repeated coalitions repeat their value).
     """
-    X, background = check_inputs(X, background, allow_nan)
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
-    masks = as_coalition_masks(coalitions, X.shape[1])
-    # distinct coalitions in increasing bitmask order (the columns reversed make the
-    # lexicographic order of np.unique the numeric order of the bitmasks)
-    unique_rev, inverse = np.unique(masks[:, ::-1], axis=0, return_inverse=True)
-    values = _coalition_means(f, X, background, np.ascontiguousarray(unique_rev[:, ::-1]), max_rows_per_call)
-    return values[:, np.asarray(inverse).reshape(-1)]
-
-
-def _coalition_means(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, masks: np.ndarray,
-                     max_rows_per_call: int) -> np.ndarray:
-    """``(n, c[, k])``: the mean over the background of the model's outputs on the hybrid rows of
-    every explained row and every coalition of ``masks`` ``(c, d)``, in calls of at most about
-    ``max_rows_per_call`` rows (whole coalitions: ``m`` rows each)."""
-    n, m, n_coal = X.shape[0], background.shape[0], masks.shape[0]
-    per_call = max(1, max_rows_per_call // m)
-    result: np.ndarray | None = None
-    for start in range(0, n * n_coal, per_call):
-        stop = min(n * n_coal, start + per_call)
-        inst, coal = np.divmod(np.arange(start, stop), n_coal)
-        out = evaluate(f, hybrid_rows(X, background, inst, masks[coal]), (stop - start) * m)
-        means = out.reshape((stop - start, m) + out.shape[1:]).mean(axis=1)
-        if result is None:
-            result = np.empty((n * n_coal,) + means.shape[1:])
-        elif means.shape[1:] != result.shape[1:]:
-            raise ValueError("the model returned a different number of outputs between calls")
-        result[start:stop] = means
-    assert result is not None
-    return result.reshape((n, n_coal) + result.shape[1:])
-
-
-def game_values(f: Model, X: ArrayOrFrame, background: ArrayOrFrame, max_rows_per_call: int) -> np.ndarray:
-    """All ``2**d`` coalition values of every row of ``X``, ``(n, 2**d[, k])``: the reference path.
-
-    Book: :ref:`eq-found-interventional` (book/foundations.md).
-
-    :func:`interventional_game` on inputs already checked (:func:`lib.validation.check_enumerable`),
-    for the callers that checked them.  Every hybrid row ``(x_S, b_{-S})`` is evaluated, and ``v_x(S)`` is numpy's mean of the
-    model's ``m`` outputs for ``S``, in background order.  For an array, in blocks of the
-    ``2**k`` coalitions that share their high ``d - k`` features, about :data:`BLOCK_BYTES`
-    of rows each (as many explained rows a call as fit when ``k = d``): the ``(2**k, m, d)``
-    rows of a block are built once per explained row by doubling (copy the first half, put
-    ``x`` in the new feature's column), and the blocks are visited in Gray-code order of their
-    high features, so that the next block differs in one column, rewritten in place (the model
-    must not modify its input).  A DataFrame (or ``d = 0``): :func:`_coalition_means` over all
-    coalitions.
-    """
-    n, d = X.shape
-    m = background.shape[0]
-    if isinstance(X, pd.DataFrame) or d == 0:
-        return _coalition_means(f, X, background, bitmask_rows(np.arange(2**d), d), max_rows_per_call)
-    rows_per_call = min(max_rows_per_call, max(1, BLOCK_BYTES // (8 * d)))
-    k = 0
-    while k < d and 2 ** (k + 1) * m <= rows_per_call:
-        k += 1
-    n_low, n_high = 2**k, 2 ** (d - k)
-    group = max(1, rows_per_call // (n_low * m)) if k == d else 1
-    dtype = np.result_type(X.dtype, background.dtype)
-    result: np.ndarray | None = None
-    for start in range(0, n, group):
-        stop = min(n, start + group)
-        buf = np.empty((stop - start, n_low, m, d), dtype=dtype)   # [row, low coalition, b, feature]
-        for g, x in enumerate(X[start:stop]):
-            buf[g, 0] = background
-            for j in range(k):
-                h = 1 << j
-                buf[g, h : 2 * h] = buf[g, :h]
-                buf[g, h : 2 * h, :, j] = x[j]
-        rows = buf.reshape(-1, d)
-        x = X[start]                                   # group > 1 only when n_high == 1
-        hi = 0
-        for t in range(n_high):
-            if t:
-                j = k + ((t & -t).bit_length() - 1)   # the bit a Gray code flips at step t
-                hi ^= 1 << (j - k)
-                buf[0, :, :, j] = x[j] if (hi >> (j - k)) & 1 else background[:, j]
-            out = evaluate(f, rows, len(rows))
-            means = out.reshape((stop - start, n_low, m) + out.shape[1:]).mean(axis=2)
-            if result is None:
-                result = np.empty((n, 2**d) + means.shape[2:])
-            elif means.shape[2:] != result.shape[2:]:
-                raise ValueError("the model returned a different number of outputs between calls")
-            result[start:stop, hi * n_low:(hi + 1) * n_low] = means
-    assert result is not None
-    return result
+    game = Game(f, X, background, output=output, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
+    return game.values(coalitions)
 
 
 def interventional_game(
@@ -285,6 +386,7 @@ def interventional_game(
     X: ArrayOrFrame | np.typing.ArrayLike,
     background: ArrayOrFrame | np.typing.ArrayLike,
     *,
+    output: Any = None,
     coalitions: np.typing.ArrayLike | None = None,
     max_rows_per_call: int = 2**16,
     allow_nan: bool = False,
@@ -300,19 +402,22 @@ def interventional_game(
     ``v_x(S) = (1/m) sum_b f(x_S, b_{-S})`` over the ``m`` background rows
     (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
     ``eq-found-interventional``): the model on every hybrid row, each coalition's value the
-    mean of its ``m`` outputs in background order (:func:`game_values`: cache-sized blocks).
-    With :func:`lib.shapley.shapley_from_game`, the exact engine's reference path.
+    mean of its ``m`` outputs in background order (:meth:`Game.coalition_values`, the equation in
+    numpy).  With :func:`lib.shapley.shapley_from_game`, the exact Shapley values
+    (:func:`lib.shapley.exact_shapley` computes the same numbers on faster paths).
 
     Parameters
     ----------
     f
-        Model output: maps an ``(r, d)`` array (or DataFrame, if ``X`` is one) to
-        ``(r,)`` or ``(r, k)``.  It must not modify its input in place.
+        A fitted classifier or a function of the rows (:class:`Game`): maps an ``(r, d)`` array
+        (or DataFrame, if ``X`` is one) to ``(r,)`` or ``(r, k)``.  It must not modify its input.
     X
         Instances to explain, ``(n, d)`` (a single 1-D row is accepted).
     background
         Background rows ``(m, d)`` replacing the absent features; same type and
-        columns as ``X``.
+        columns as ``X`` (matched by name).
+    output
+        The explained output (:func:`lib.models.output_index`); default every output.
     coalitions
         Evaluate only these coalitions (bitmasks); the others are NaN in the result.
         Default: all ``2**d``.  Cost: ``n * len(coalitions) * m`` model rows.
@@ -328,14 +433,15 @@ def interventional_game(
     numpy.ndarray
         ``(n, 2**d)`` for a single-output model, ``(n, 2**d, k)`` otherwise.
     """
-    X, background = check_enumerable(X, background, allow_nan, max_features, max_rows_per_call)
-    n, d = X.shape
+    game = Game(f, X, background, output=output, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
+    check_enumerable(game.d, max_features)
+    n, d = game.n, game.d
     if coalitions is None:
-        return game_values(f, X, background, max_rows_per_call)
+        return game.coalition_values(bitmask_rows(np.arange(2**d), d))
     chosen = np.unique(np.asarray(coalitions, dtype=np.int64))
     if chosen.ndim != 1 or chosen.size == 0 or chosen[0] < 0 or chosen[-1] >= 2**d:
         raise ValueError(f"coalitions must be a non-empty list of bitmasks in [0, 2**{d})")
-    values = _coalition_means(f, X, background, bitmask_rows(chosen, d), max_rows_per_call)
-    game = np.full((n, 2**d) + values.shape[2:], np.nan)
-    game[:, chosen] = values
-    return game
+    values = game.coalition_values(bitmask_rows(chosen, d))
+    out = np.full((n, 2**d) + values.shape[2:], np.nan)
+    out[:, chosen] = values
+    return out

@@ -51,7 +51,8 @@ from scipy.stats import kendalltau, pearsonr
 
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .ranks import tie_grid
-from .shapley import ShapleyResult, check_inputs
+from .result import ShapleyResult
+from .validation import check_inputs
 
 __all__ = [
     "OUTPUTS",

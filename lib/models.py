@@ -10,6 +10,12 @@ its model through :func:`as_model`, which accepts
 * a **callable** mapping an ``(r, d)`` table of rows to ``(r,)`` or ``(r, k)`` outputs (a
   ``predict_proba``, a ``decision_function``, a log-odds, any function of the rows): used as it is.
 
+The explained class (or output) is chosen everywhere with one keyword, ``output=``, read by one
+rule (:func:`output_index`): a label of the classifier's ``classes_`` (or of the outputs' names),
+else a column index.  :func:`select_output` narrows a model to that column; :func:`renamed_keywords`
+keeps the old names of that keyword (``positive=``, ``class_names=``) working for one release,
+with a ``DeprecationWarning``.
+
 Anything else raises a ``ValueError`` that names ``predict_proba``. A classifier fitted on a
 single class, or a ``predict_proba`` that returns another number of columns than the classifier
 has classes, is refused with what to do instead: an explanation of a constant is zeros, and a
@@ -18,12 +24,17 @@ dropped column shifts every class name.
 
 from __future__ import annotations
 
+import functools
+import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["ClassifierFunction", "as_model", "model_and_output_names"]
+__all__ = ["ClassifierFunction", "as_model", "model_and_output_names", "output_index", "renamed_keywords",
+           "select_output"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 Model = Callable[[Any], Any]
 
@@ -132,9 +143,116 @@ def model_and_output_names(model: Any, output_names: Sequence[str] | None) -> tu
     """:func:`as_model`, and the output names: those given, else a classifier's classes.
 
     The names are checked against the number of outputs where the result is built
-    (:class:`lib.shapley.ShapleyResult`), once the outputs are known.
+    (:class:`lib.result.ShapleyResult`), once the outputs are known.
     """
     f = as_model(model)
     if output_names is not None:
         return f, [str(c) for c in output_names]
     return f, (f.output_names if isinstance(f, ClassifierFunction) else None)
+
+
+def _is_index(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def output_index(output: Any, labels: Sequence[Any] | np.ndarray | None, n_outputs: int | None) -> int:
+    """The column of the explained output: the one rule every ``output=`` of ``lib`` follows.
+
+    ``output`` is, first, a **label**: one of ``labels`` (a classifier's ``classes_``, or the
+    outputs' names), compared as given or as text (``"1"`` names the class ``1``, as the
+    results' names are text); else a **column index** ``0 .. n_outputs - 1`` — unless the labels
+    are themselves integers, where an integer that is not one of them is refused rather than read
+    as a position (``classes_ = [1, 2]``: ``output=2`` is the class 2, ``output=0`` an error).
+    ``n_outputs=None`` (a callable whose width is not known yet): any index ``>= 0`` is accepted
+    here, and checked against the outputs when the model is called (:func:`select_output`).
+    Raises ``ValueError`` naming the labels and the valid indices.
+    """
+    names = None if labels is None else list(labels)
+    if names is not None:
+        hits = [k for k, c in enumerate(names) if _same_label(output, c)]
+        if len(hits) == 1:
+            return hits[0]
+        text = [k for k, c in enumerate(names) if str(c) == str(output)]
+        if len(text) == 1:
+            return text[0]
+    integer_labels = names is not None and len(names) > 0 and all(_is_index(c) for c in names)
+    if _is_index(output) and not integer_labels:
+        k = int(output)
+        if 0 <= k and (n_outputs is None or k < n_outputs):
+            return k
+    what = (f"one of the classes {[_plain(c) for c in names]}" if names is not None else "a column index")
+    if names is not None and not integer_labels:
+        what += f", or a column index 0 .. {len(names) - 1}"
+    elif names is None and n_outputs is not None:
+        what += f" 0 .. {n_outputs - 1}"
+    raise ValueError(f"output={output!r} is not {what}: say which output to explain with output=")
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _same_label(a: Any, b: Any) -> bool:
+    if isinstance(a, (bool, np.bool_)) != isinstance(b, (bool, np.bool_)):
+        return False
+    try:
+        return bool(a == b) and type(_plain(a)) is type(_plain(b)) or (_is_index(a) and _is_index(b) and a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+class _Column:
+    """The column ``k`` of a model's outputs, as a model of its own (one output per row)."""
+
+    def __init__(self, f: Model, k: int) -> None:
+        self.f, self.k = f, k
+
+    def __call__(self, Z: Any) -> np.ndarray:
+        out = np.asarray(self.f(Z), dtype=float)
+        if out.ndim != 2 or out.shape[1] <= self.k:
+            width = out.shape[1] if out.ndim == 2 else 1
+            raise ValueError(f"output={self.k} is a column index, but the model returns {width} column"
+                             f"{'s' if width != 1 else ''}: choose 0 .. {width - 1}, or leave output= out")
+        return out[:, self.k]
+
+    def __repr__(self) -> str:
+        return f"column {self.k} of {self.f!r}"
+
+
+def select_output(model: Any, output: Any, output_names: Sequence[str] | None = None
+                  ) -> tuple[Model, list[str] | None]:
+    """:func:`model_and_output_names`, narrowed to the explained output when ``output`` is given.
+
+    ``output=None``: every output of the model, named by ``output_names`` or a classifier's
+    classes.  Else the column :func:`output_index` picks, as a model with one output per row, and
+    its name (the label, as text).
+    """
+    f, names = model_and_output_names(model, output_names)
+    if output is None:
+        return f, names
+    labels = f.classes if isinstance(f, ClassifierFunction) and output_names is None else names
+    k = output_index(output, labels, len(labels) if labels is not None else None)
+    name = str(names[k]) if names is not None else str(k)
+    return _Column(f, k), [name]
+
+
+def renamed_keywords(**renamed: str) -> Callable[[F], F]:
+    """Keep the old names of keywords working for one release: ``@renamed_keywords(positive="output")``.
+
+    A call with the old name gets a ``DeprecationWarning`` that names the new one and is passed on
+    under the new name; both at once is a ``TypeError``.
+    """
+    def wrap(func: F) -> F:
+        @functools.wraps(func)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            for old, new in renamed.items():
+                if old in kwargs:
+                    if new in kwargs:
+                        raise TypeError(f"{func.__name__}() got both {old}= (its old name) and {new}=: give {new}= only")
+                    warnings.warn(f"{func.__name__}({old}=...) is deprecated and will be removed in the next "
+                                  f"release: use {new}= (one keyword for the explained class across lib)",
+                                  DeprecationWarning, stacklevel=2)
+                    kwargs[new] = kwargs.pop(old)
+            return func(*args, **kwargs)
+        return call  # type: ignore[return-value]
+    return wrap

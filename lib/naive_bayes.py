@@ -38,7 +38,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import KBinsDiscretizer
 
-from .shapley import ShapleyResult
+from .result import ShapleyResult
 
 __all__ = [
     "NaiveBayesTables",
@@ -272,7 +272,7 @@ def shapley_result(
     positive: Any,
     data: pd.DataFrame | np.ndarray | None = None,
 ) -> ShapleyResult:
-    """Eq. (L10) as a :class:`lib.shapley.ShapleyResult` (``.to_explanation()`` gives a
+    """Eq. (L10) as a :class:`lib.result.ShapleyResult` (``.to_explanation()`` gives a
     ``shap.Explanation`` for shap's plots).  ``data`` is what the plots show as feature
     values (default: the part labels)."""
     parts = tables.check_parts(parts)

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from lib import naive_bayes as nbm
 from lib import shapley as sh
+from lib.result import ShapleyResult
 from lib import simplex as sx
 from lib.compositions import ShapleyCompositions
 
@@ -150,7 +151,7 @@ def naive_bayes_shapley_compositions(
     names = list(feature_names) if feature_names is not None else list(tables.feature_names)
     if len(names) != parts_arr.shape[1]:
         raise ValueError(f"{len(names)} feature names for {parts_arr.shape[1]} variables")
-    res = sh.ShapleyResult(
+    res = ShapleyResult(
         values=values, base_values=base, outputs=outputs, data=parts_arr, feature_names=names,
         method="naive-bayes-closed-form",
     )

@@ -16,9 +16,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from lib.naive_bayes import NaiveBayesTables, shapley_lookup
-from lib.shapley import ShapleyResult
+from lib.result import ShapleyResult
 
 __all__ = ["NB_GAMES", "SklearnNaiveBayes", "from_sklearn"]
 
@@ -61,8 +62,53 @@ class SklearnNaiveBayes:
     def n_features(self) -> int:
         return int(self.model.n_features_in_)
 
+    @property
+    def feature_names(self) -> list[str] | None:
+        """The model's feature names (``feature_names_in_``: it was fitted on a DataFrame), else ``None``."""
+        names = getattr(self.model, "feature_names_in_", None)
+        return None if names is None else [str(c) for c in names]
+
+    def _columns(self, X: Any, name: str, order: list[str] | None = None) -> tuple[np.ndarray, list[str] | None]:
+        """The rows as floats in the model's column order, and their feature names.
+
+        A DataFrame's columns are matched **by name** against ``feature_names_in_`` (a model
+        fitted on a DataFrame), in any order; a missing, extra or renamed column is refused, as
+        scikit-learn refuses it.  For a model fitted on an array, a DataFrame is read by position,
+        unless ``order`` (the columns of the explained rows) is given: the background's columns are
+        matched by name against the explained rows'.  An array is read by position."""
+        if not isinstance(X, pd.DataFrame):
+            return np.asarray(X, dtype=float), None
+        fitted = self.feature_names if self.feature_names is not None else order
+        given = [str(c) for c in X.columns]
+        if fitted is None:
+            return X.to_numpy(dtype=float), given
+        if len(set(given)) != len(given):
+            twice = sorted({c for c in given if given.count(c) > 1})
+            raise ValueError(f"{name} has the columns {twice} twice: give each feature once")
+        missing = [c for c in fitted if c not in given]
+        extra = [c for c in given if c not in fitted]
+        if missing or extra:
+            by_model = self.feature_names is not None
+            ref = f"{type(self.model).__name__} was fitted on" if by_model else "X has"
+            parts = []
+            if extra:
+                parts.append(f"{'columns the model was not fitted on' if by_model else 'columns X lacks'}: {extra}")
+            if missing:
+                parts.append(f"{'columns the model was fitted on' if by_model else 'columns of X'}, missing: {missing}")
+            raise ValueError(
+                f"{name}'s columns do not match the ones {ref} (" + "; ".join(parts) + f"). Give {name} the "
+                f"columns {fitted} (any order: they are matched by name), as scikit-learn asks"
+            )
+        ordered = X[[X.columns[given.index(c)] for c in fitted]]
+        return ordered.to_numpy(dtype=float), fitted
+
     def _rows(self, X: Any, name: str = "X") -> np.ndarray:
-        arr = np.asarray(X, dtype=float)
+        return self._checked(X, name)[0]
+
+    def _checked(self, X: Any, name: str = "X", order: list[str] | None = None) -> tuple[np.ndarray, list[str] | None]:
+        """The rows checked (:meth:`_columns`, then finite values the model can read), and their names."""
+        arr, names = self._columns(X, name, order)
+        col = (lambda j: repr(names[j])) if names is not None else str
         if arr.ndim == 1:
             arr = arr[None, :]
         if arr.ndim != 2 or arr.shape[1] != self.n_features:
@@ -70,33 +116,38 @@ class SklearnNaiveBayes:
         bad = ~np.isfinite(arr)
         if bad.any():
             r, j = (int(v[0]) for v in np.nonzero(bad))
-            raise ValueError(f"{name} has NaN or infinite values (row {r}, column {j}): impute them first")
+            raise ValueError(f"{name} has NaN or infinite values (row {r}, column {col(j)}): impute them first")
         if self.kind == "categorical":
             n_cat = np.asarray(self.model.n_categories_)
             out = (arr != np.round(arr)) | (arr < 0) | (arr >= n_cat)
             if out.any():
                 r, j = (int(v[0]) for v in np.nonzero(out))
                 raise ValueError(
-                    f"{name} row {r}, column {j}: {arr[r, j]:g} is not a category the model knows "
+                    f"{name} row {r}, column {col(j)}: {arr[r, j]:g} is not a category the model knows "
                     f"(0 .. {n_cat[j] - 1}); encode it as in training, or refit with min_categories"
                 )
         if self.kind == "bernoulli" and self.model.binarize is None and not np.isin(arr, (0.0, 1.0)).all():
             r, j = (int(v[0]) for v in np.nonzero(~np.isin(arr, (0.0, 1.0))))
             raise ValueError(
-                f"{name} row {r}, column {j}: {arr[r, j]:g} is not 0 or 1, and the BernoulliNB has "
+                f"{name} row {r}, column {col(j)}: {arr[r, j]:g} is not 0 or 1, and the BernoulliNB has "
                 "binarize=None; binarise the rows as in training, or fit with binarize=threshold"
             )
         if self.kind == "multinomial" and (arr < 0).any():
             r, j = (int(v[0]) for v in np.nonzero(arr < 0))
-            raise ValueError(f"{name} row {r}, column {j}: MultinomialNB takes counts >= 0, got {arr[r, j]:g}")
-        return arr
+            raise ValueError(f"{name} row {r}, column {col(j)}: MultinomialNB takes counts >= 0, got {arr[r, j]:g}; "
+                             "give counts as in training")
+        return arr, names
 
     def log_likelihood_terms(self, X: Any) -> np.ndarray:
         """``ℓ_ik(x_i)`` of every row, feature and class: ``(n, d, K)`` (book eq. ``eq-nb-sk-factors``).
 
         Book: :ref:`eq-nb-sk-factors` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
         """
-        x, m = self._rows(X), self.model
+        return self._terms(self._rows(X))
+
+    def _terms(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`log_likelihood_terms` of checked rows."""
+        m = self.model
         if self.kind == "gaussian":
             var, mu = m.var_.T[None], m.theta_.T[None]                            # (1, d, K)
             return -0.5 * np.log(2.0 * np.pi * var) - 0.5 * (x[:, :, None] - mu) ** 2 / var
@@ -126,10 +177,13 @@ class SklearnNaiveBayes:
 
         Book: :ref:`eq-nb-sk-rest` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
         """
-        c = self._class(positive)
+        return self._rest(self._rows(X), self._class(positive))
+
+    def _rest(self, x: np.ndarray, c: int) -> tuple[float, np.ndarray]:
+        """:meth:`rest_log_ratios` of checked rows, for the class of index ``c``."""
         rest = np.arange(len(self.classes)) != c
         w = self.log_prior[rest] - np.logaddexp.reduce(self.log_prior[rest])
-        terms = self.log_likelihood_terms(X)
+        terms = self._terms(x)
         rest_terms = np.logaddexp.reduce(terms[:, :, rest] + w, axis=2)
         bias = float(self.log_prior[c] - np.logaddexp.reduce(self.log_prior[rest]))
         return bias, terms[:, :, c] - rest_terms
@@ -140,7 +194,11 @@ class SklearnNaiveBayes:
 
         Book: :ref:`eq-nb-multi-posterior` (notebooks/01-naive-bayes/06-multiclass.ipynb).
         """
-        s = self.log_prior + self.log_likelihood_terms(X).sum(axis=1)
+        return self._posterior(self._rows(X))
+
+    def _posterior(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`posterior_log_odds` of checked rows."""
+        s = self.log_prior + self._terms(x).sum(axis=1)
         out = np.empty_like(s)
         for k in range(s.shape[1]):
             out[:, k] = s[:, k] - np.logaddexp.reduce(np.delete(s, k, axis=1), axis=1)
@@ -164,30 +222,36 @@ class SklearnNaiveBayes:
 
         ``positive``: the class explained; default the second class for two classes, every class
         (one output each) for more.  The result's ``method`` and ``output_names`` name the game.
+
+        Columns: for a model fitted on a DataFrame, the columns of ``X`` and of ``background`` are
+        matched **by name** against ``feature_names_in_`` (any order), and a missing, extra or
+        renamed column is refused, as scikit-learn refuses it; the result is in the model's column
+        order and keeps the names (``feature_names``).  Arrays are read by position.
         """
         if game not in NB_GAMES:
             raise ValueError(f"game must be one of {list(NB_GAMES)}, got {game!r}")
-        x = self._rows(X)
+        x, names = self._checked(X)
+        names = _feature_names(names, feature_names, x.shape[1])
+        bg = None if background is None else self._checked(background, "background", names)[0]
         ks = self._positives(positive)
         labels = [str(self.classes[k]) for k in ks]
         if game == "posterior":
-            if background is None:
+            if bg is None:
                 raise ValueError("the posterior game is not additive: pass background rows (e.g. the training rows)")
             from lib.shapley import exact_shapley
 
-            res = exact_shapley(lambda Z: self.posterior_log_odds(Z)[:, ks if len(ks) > 1 else ks[0]], x,
-                                self._rows(background, "background"), feature_names=feature_names,
+            res = exact_shapley(lambda Z: self._posterior(Z)[:, ks if len(ks) > 1 else ks[0]], x, bg,
+                                feature_names=names,
                                 output_names=[f"{c} vs rest (posterior)" for c in labels] if len(ks) > 1 else None)
             return replace(res, method="naive-bayes-posterior-exact")
-        if background is None:  # Eq. (L10) itself, over the training frequencies the model stores
+        if bg is None:  # Eq. (L10) itself, over the training frequencies the model stores
             lookup = shapley_lookup(self.tables, [self.classes[k] for k in ks])
             vals, base = lookup.values(self._parts(x)), lookup.base_values
         else:
-            bg = self._rows(background, "background")
             vals, base = np.empty(x.shape + (len(ks),)), np.empty(len(ks))
             for j, k in enumerate(ks):
-                b, lam = self.rest_log_ratios(x, self.classes[k])
-                expected = self.rest_log_ratios(bg, self.classes[k])[1].mean(axis=0)
+                b, lam = self._rest(x, k)
+                expected = self._rest(bg, k)[1].mean(axis=0)
                 vals[:, :, j], base[j] = lam - expected, b + expected.sum()
         n = x.shape[0]
         outputs = base + vals.sum(axis=1)
@@ -195,7 +259,6 @@ class SklearnNaiveBayes:
             vals, base, outputs = vals[..., 0], np.full(n, base[0]), outputs[:, 0]
         else:
             base = np.broadcast_to(base, (n, len(ks))).copy()
-        names = [str(c) for c in feature_names] if feature_names is not None else None
         return ShapleyResult(
             values=vals, base_values=base, outputs=outputs, data=x, feature_names=names,
             output_names=[f"{c} vs pooled rest" for c in labels], method="naive-bayes-pooled-rest",
@@ -230,10 +293,23 @@ class SklearnNaiveBayes:
         else:
             p = np.exp(m.feature_log_prob_.T)                                  # (d, K): P(b = 1 | k)
             lik = [np.stack([1.0 - q, q]) for q in p]
-        names = [f"x{i}" for i in range(self.n_features)]
+        names = self.feature_names or [f"x{i}" for i in range(self.n_features)]
         prior = np.exp(self.log_prior)
         return NaiveBayesTables(feature_names=names, classes=self.classes, prior=prior / prior.sum(),
                                 likelihood=lik, part_prob=freq, weights=np.ones(self.n_features))
+
+
+def _feature_names(matched: list[str] | None, given: Sequence[str] | None, d: int) -> list[str] | None:
+    """The result's feature names: the columns matched by name, or those ``given`` (which must agree)."""
+    if given is None:
+        return matched
+    names = [str(c) for c in given]
+    if len(names) != d:
+        raise ValueError(f"{len(names)} feature names for {d} features")
+    if matched is not None and names != matched:
+        raise ValueError(f"feature_names {names} differ from the columns {matched}: leave feature_names out "
+                         "for a DataFrame (its columns name the features)")
+    return names
 
 
 def from_sklearn(model: Any) -> SklearnNaiveBayes:

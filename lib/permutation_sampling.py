@@ -1,131 +1,34 @@
-"""Antithetic permutation sampling: the book's default estimator of Shapley values past exact.
+"""Deprecated: antithetic permutation sampling moved to :mod:`lib.sampling.antithetic`.
 
 Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
-The Shapley value is the mean marginal contribution over the ``d!`` orderings of the
-features (book eq. ``eq-found-shapley-perm``).  :func:`antithetic_shapley` estimates it by
-*walking* sampled orderings: along an ordering ``π`` the features are switched from a
-background row ``b`` to the instance ``x`` one at a time, and the ``d + 1`` model rows of the
-walk give the marginal contribution of *every* feature at once (Castro, Gómez & Tejada, 2009,
-"Polynomial calculation of the Shapley value based on sampling", Comput. Oper. Res. 36:1726).
-Each ordering is walked forwards and then backwards (the reversed ordering, the same
-background row): *antithetic* sampling, Mitchell, Cooper, Frank & Holmes (2022), "Sampling
-permutations for Shapley value estimation", JMLR 23(43), §4 and Algorithm 1 with
-``π`` and its reverse.  The background rows are drawn *stratified*: each explained row goes
-through a fresh shuffle of the background, cycled, and the walks are averaged per background
-row, then over the background rows, once every row has served.
-
-What that buys, against :func:`lib.shapley.sample_shapley` (Štrumbelj & Kononenko's
-Algorithm 1: one random ordering and one background row for *one* feature, two model rows)
-at the same number of model rows:
-
-* each walk costs ``d - 1`` new rows and yields one marginal contribution for each of the
-  ``d`` features, about ``2 d / (d - 1)`` times as many samples per feature;
-* a step that switches a feature on which ``x`` and ``b`` agree leaves the row unchanged: it is
-  not evaluated again (its contribution is 0), and a row equal to ``x`` is not evaluated
-  either (``f(x)`` is known); on discretised or categorical data, where ``x`` and a background
-  row agree on many features, a walk costs ``D - 1`` rows, ``D`` the number of features on
-  which they differ (shap's ``PermutationExplainer`` saves the same rows);
-* a walk's contributions add up to ``f(x) - f(b)`` (they telescope); the walks are averaged
-  per background row, then over the background rows (post-stratification), so the estimate
-  is exactly efficient as soon as every background row has served once
-  (``n_pairs * background_per_pair >= m``), and exact on an additive game from then on;
-* a pair (``π`` and its reverse) gives each pair of features ``i, j`` the interaction term
-  once with ``i`` before ``j`` and once after: on a game with interactions of order at most
-  two the pair is exact for its background row (Mitchell et al., 2022, §4.1), and on an
-  additive game every walk is.
-
-The estimate is unbiased for the interventional Shapley value of
-:func:`lib.shapley.exact_shapley` with the same background (each walk, marginally, is a
-uniform ordering and a uniform background row; a background row's walks have uniform
-orderings whatever their number).  One exception: with ``max_rows`` and a budget below one
-pass through the background, the number of pairs depends on the background rows drawn (their
-cost), and the plain mean over pairs can then be slightly biased.
+The estimator is now a plug-in of :mod:`lib.sampling`, run by
+``lib.shapley.sample_shapley(model, X, background, max_rows=..., rng=..., method="antithetic")``
+(the default method).  This module keeps its names for one release: :func:`antithetic_shapley`
+warns (``DeprecationWarning``) and calls it; :func:`antithetic_rows`, :func:`walk_rows` and
+:func:`pairs_for_budget` are :mod:`lib.sampling.antithetic`'s.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from lib.models import model_and_output_names
-from lib.shapley import ShapleyResult, check_inputs, evaluate, mix_rows
+from lib.games import Game
+from lib.result import ShapleyResult
+from lib.sampling import run
+from lib.sampling.antithetic import AntitheticOptions, antithetic_rows, pairs_for_budget, walk_rows
 
 __all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget", "walk_rows"]
 
 
-def antithetic_rows(n_pairs: int, d: int, *, n: int = 1, m: int = 1, background_per_pair: int = 1) -> int:
-    """Model rows :func:`antithetic_shapley` evaluates when ``x`` and the background rows differ
-    on every feature (continuous data): ``2 n q n_pairs (d - 1) + n + m``.
-
-    Two walks per pair, ``d - 1`` intermediate rows per walk and per background row
-    (``q = background_per_pair``); ``f(x)`` once per explained row and ``f(b)`` once per
-    background row (the base value, exact).  Where they agree on some features, fewer
-    (:func:`walk_rows`).
-    """
-    if n_pairs < 1 or d < 1 or n < 1 or m < 1 or background_per_pair < 1:
-        raise ValueError("n_pairs, d, n, m and background_per_pair must all be >= 1")
-    return 2 * n * background_per_pair * n_pairs * (d - 1) + n + m
-
-
-def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
-    """New model rows of one walk from ``b`` to ``x`` that differ on ``D`` features: ``max(D - 1, 0)``.
-
-    The walk's row changes only when a differing feature is switched; its ``D + 1`` distinct
-    states include ``b`` and ``x`` themselves, whose values are known.
-    """
-    D = np.asarray(n_differing)
-    if np.any(D < 0):
-        raise ValueError("the number of differing features must be >= 0")
-    return np.maximum(D - 1, 0)
-
-
-def pairs_for_budget(budget: int, d: int, *, m: int = 1, background_per_pair: int = 1) -> int:
-    """The largest ``n_pairs`` whose cost for one explained row stays within ``budget`` rows
-    (at least 1) when every step needs a row: the inverse of :func:`antithetic_rows`."""
-    if budget < 1 or d < 1 or m < 1 or background_per_pair < 1:
-        raise ValueError("budget, d, m and background_per_pair must all be >= 1")
-    per_pair = 2 * background_per_pair * max(d - 1, 0)
-    if per_pair == 0:
-        return 1
-    return max(1, (budget - 1 - m) // per_pair)
-
-
-def _hybrid(X: np.ndarray | pd.DataFrame, background: np.ndarray | pd.DataFrame, inst: np.ndarray,
-            bg: np.ndarray, keep: np.ndarray) -> np.ndarray | pd.DataFrame:
-    """Row ``r`` takes ``X[inst[r]]`` where ``keep[r]`` and ``background[bg[r]]`` elsewhere."""
-    if isinstance(X, pd.DataFrame):
-        return mix_rows(X.iloc[inst].reset_index(drop=True), background.iloc[bg].reset_index(drop=True), keep)
-    return np.where(keep, X[inst], background[bg])
-
-
-def _differ(X: np.ndarray | pd.DataFrame, background: np.ndarray | pd.DataFrame) -> np.ndarray:
-    """``(n, m, d)``: where explained row ``i`` and background row ``b`` differ (NaN differs)."""
-    if isinstance(X, pd.DataFrame):
-        cols = []
-        for c in X.columns:
-            a, b = X[c], background[c]
-            if isinstance(a.dtype, pd.CategoricalDtype):
-                av, bv = a.cat.codes.to_numpy(), b.cat.codes.to_numpy()
-                cols.append((av[:, None] != bv[None, :]) | (av[:, None] < 0))
-            else:
-                av, bv = a.to_numpy(dtype=object), b.to_numpy(dtype=object)
-                eq = av[:, None] == bv[None, :]
-                cols.append(~(eq.astype(bool)) | pd.isna(a).to_numpy()[:, None])
-        return np.stack(cols, axis=-1)
-    out = X[:, None, :] != background[None, :, :]
-    if X.dtype.kind in "fc":
-        out |= np.isnan(X)[:, None, :]
-    return out
-
-
 def antithetic_shapley(
     f: Callable[[Any], Any],
-    X: np.ndarray | pd.DataFrame | np.typing.ArrayLike,
-    background: np.ndarray | pd.DataFrame | np.typing.ArrayLike,
+    X: Any,
+    background: Any,
     *,
     n_pairs: int | None = None,
     max_rows: int | None = None,
@@ -136,148 +39,21 @@ def antithetic_shapley(
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
 ) -> ShapleyResult:
-    """Antithetic permutation-sampling estimates of interventional Shapley values.
+    """Deprecated: ``lib.shapley.sample_shapley(..., method="antithetic")`` (the default).
 
     Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
-    For each explained row, random orderings ``π`` of the features; each is walked forwards
-    (``π``) and backwards (its reverse) against ``background_per_pair`` background rows drawn
-    without replacement from a shuffled, cycled background (stratified).  A walk from
-    background row ``b`` to ``x`` records, for the feature added at each step, the model's
-    change ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})``; the estimate of ``φ_i`` is the mean
-    over all walks, post-stratified by background row (the mean over ``b`` of the mean of
-    ``b``'s walks) once the walks of a row have met every background row.  Mitchell et al. (2022), "Sampling permutations for Shapley value
-    estimation", JMLR 23(43): antithetic sampling, their §4; the walk is Castro et al.
-    (2009).  See the module docstring.
-
-    The budget: exactly one of ``n_pairs`` (orderings per explained row) and ``max_rows``
-    (model rows per explained row, counting ``f(x)`` and the ``m`` background rows as if the
-    row were explained alone: pairs are taken, in their random order, while the rows they need
-    fit; at least one pair, at most ``(max_rows - 1 - m) // 2``).  Rows that a walk leaves unchanged (``x`` and ``b`` agree on the
-    feature switched) are not evaluated: :func:`walk_rows`.  With continuous data the cost is
-    :func:`antithetic_rows`; :class:`lib.counting.CountingModel` counts it in any case.  Calls
-    hold at most about ``max_rows_per_call`` rows.
-
-    Returns
-    -------
-    ShapleyResult
-        ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the pair
-        means divided by their number (that of the plain mean: an upper bound for the
-        post-stratified one when the background rows' games differ) (zero with a single pair: no estimate); ``n_samples``:
-        ``2 * pairs * background_per_pair`` walks per feature; base values exact (the mean of
-        ``f`` over the whole background).
+    ``max_rows`` as there; ``n_pairs`` is ``AntitheticOptions(n_pairs=...)`` (with a budget large
+    enough to pay for the pairs).
     """
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
+    warnings.warn("lib.permutation_sampling.antithetic_shapley is deprecated and will be removed in the next "
+                  "release: use lib.shapley.sample_shapley(model, X, background, max_rows=..., rng=..., "
+                  "method='antithetic', options=lib.sampling.antithetic.AntitheticOptions(...))",
+                  DeprecationWarning, stacklevel=2)
     if (n_pairs is None) == (max_rows is None):
         raise ValueError("give exactly one of n_pairs (orderings per row) and max_rows (model rows per row)")
-    for name, value in (("n_pairs", n_pairs), ("max_rows", max_rows), ("background_per_pair", background_per_pair)):
-        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
-            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
-    f, output_names = model_and_output_names(f, output_names)  # a fitted classifier or a callable
-    X, background = check_inputs(X, background, allow_nan)
-    n, d = X.shape
-    m = background.shape[0]
-    q = int(background_per_pair)
-
-    outputs = evaluate(f, X, n)
-    f_bg = evaluate(f, background, m)
-    if f_bg.shape[1:] != outputs.shape[1:]:
-        raise ValueError("the model returned a different number of outputs between calls")
-    k_shape = outputs.shape[1:]
-    kx = (None,) * len(k_shape)
-
-    # the most pairs a row can take: n_pairs, or (max_rows) one per two rows of the budget, and
-    # no more than one pass through the background when every walk is free
-    P = int(n_pairs) if n_pairs is not None else max(1, (int(max_rows) - 1 - m) // 2)
-    differ_ib = _differ(X, background)                                      # (n, m, d)
-    if n_pairs is None and not walk_rows(differ_ib.sum(axis=2)).any():
-        P = min(P, -(-m // q))  # every walk is free: one pass through the background is exact
-    # Random orderings: perm[i, t] lists the features in order; rank[i, t, j] = position of j.
-    perm = np.argsort(rng.random((n, P, d)), axis=-1)
-    # Stratified background rows: a fresh shuffle of the background, cycled, per explained row.
-    reps = -(-P * q // m)
-    bg_idx = np.stack([np.concatenate([rng.permutation(m) for _ in range(reps)])[: P * q]
-                       for _ in range(n)]).reshape(n, P, q)
-    differ = differ_ib[np.arange(n)[:, None, None], bg_idx]                # (n, P, q, d)
-    cost = 2 * walk_rows(differ.sum(axis=-1)).sum(axis=-1)                 # (n, P) rows per pair
-    if max_rows is not None:
-        taken = np.maximum(1, (np.cumsum(cost, axis=1) <= max_rows - 1 - m).sum(axis=1))
-    else:
-        taken = np.full(n, P)
-    valid = np.arange(P)[None, :] < taken[:, None]                          # (n, P)
-
-    # the two walks: order[..., w, p] = feature switched at step p + 1 of walk w
-    order = np.stack([perm, perm[..., ::-1]], axis=2)                       # (n, P, 2, d)
-    rank = np.argsort(order, axis=-1)                                      # position of each feature
-    dord = np.take_along_axis(differ[:, :, :, None, :],
-                              np.broadcast_to(order[:, :, None], (n, P, q, 2, d)), axis=-1)  # (n,P,q,2,d)
-    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off after step
-    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0) & valid[:, :, None, None, None]
-    ii, tt, ss, ww, pp = np.nonzero(need)                                  # pp + 1 = features switched
-    evaluated = np.empty((len(ii),) + k_shape)
-    for start in range(0, len(ii), max_rows_per_call):
-        sl = slice(start, start + max_rows_per_call)
-        keep = rank[ii[sl], tt[sl], ww[sl]] <= pp[sl, None]
-        rows = _hybrid(X, background, ii[sl], bg_idx[ii[sl], tt[sl], ss[sl]], keep)
-        out = evaluate(f, rows, len(keep))
-        if out.shape[1:] != k_shape:
-            raise ValueError("the model returned a different number of outputs between calls")
-        evaluated[sl] = out
-    # the value after each step: evaluated where needed; f(x) once no differing feature is left;
-    # else the previous value (f(b) before the first differing feature)
-    vals = np.empty((n, P, q, 2, d + 1) + k_shape)
-    vals[:, :, :, :, 0] = f_bg[bg_idx][:, :, :, None]
-    step_val = np.zeros((n, P, q, 2, d - 1) + k_shape) if d > 1 else None
-    if d > 1:
-        step_val[ii, tt, ss, ww, pp] = evaluated
-    fx = outputs[:, None, None, None]
-    for p in range(1, d + 1):
-        done = (remaining[..., p - 1] == 0)[(...,) + kx]
-        if p < d:
-            here = need[..., p - 1][(...,) + kx]
-            vals[:, :, :, :, p] = np.where(here, step_val[:, :, :, :, p - 1],
-                                           np.where(done, fx, vals[:, :, :, :, p - 1]))
-        else:
-            vals[:, :, :, :, p] = fx
-    gain = np.diff(vals, axis=4)                                           # by step
-    idx = np.broadcast_to(rank[:, :, None][(...,) + kx], (n, P, q, 2, d) + k_shape)
-    contrib = np.take_along_axis(gain, idx, axis=4)                        # by feature
-    walk_means = contrib.mean(axis=3)                                      # (n, P, q, d, ...): both walks
-    pair_means = walk_means.mean(axis=2)                                   # (n, P, d, ...)
-    w = valid[(...,) + (None,) * (1 + len(k_shape))]
-    cnt = taken[(slice(None),) + (None,) * (1 + len(k_shape))].astype(float)
-    plain = np.where(w, pair_means, 0.0).sum(axis=1) / cnt
-    # post-stratified by background row: the mean over b of the mean of b's walks, for the rows
-    # whose walks met every background row (then unbiased, exact on additive games, efficient)
-    flat = (np.arange(n)[:, None, None] * m + bg_idx)[np.broadcast_to(valid[:, :, None], bg_idx.shape)]
-    per_b = np.zeros((n * m,) + walk_means.shape[3:])
-    np.add.at(per_b, flat, walk_means[np.broadcast_to(valid[:, :, None], bg_idx.shape)])
-    uses = np.bincount(flat, minlength=n * m).reshape(n, m)
-    covered = (uses > 0).all(axis=1)
-    stratified = (per_b.reshape((n, m) + walk_means.shape[3:])
-                  / np.maximum(uses, 1)[(...,) + (None,) * (1 + len(k_shape))]).mean(axis=1)
-    values = np.where(covered[(...,) + (None,) * (1 + len(k_shape))], stratified, plain)
-    dev = np.where(w, pair_means - plain[:, None], 0.0)
-    variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
-    base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
-    names = None
-    if feature_names is not None:
-        names = [str(c) for c in feature_names]
-        if len(names) != d:
-            raise ValueError(f"{len(names)} feature names for {d} features")
-    elif isinstance(X, pd.DataFrame):
-        names = [str(c) for c in X.columns]
-    return ShapleyResult(
-        values=values,
-        base_values=base,
-        outputs=outputs,
-        data=X,
-        feature_names=names,
-        output_names=list(output_names) if output_names is not None else None,
-        variances=variances,
-        n_samples=np.repeat((2 * q * taken)[:, None], d, axis=1).astype(np.int64),
-        method="antithetic-permutation",
-    )
+    game = Game(f, X, background, feature_names=feature_names, output_names=output_names, allow_nan=allow_nan,
+                max_rows_per_call=max_rows_per_call)
+    options = AntitheticOptions(background_per_pair=background_per_pair, n_pairs=n_pairs)
+    budget = max_rows if max_rows is not None else 1 + game.m + 2 * int(n_pairs) * int(background_per_pair) * max(game.d - 1, 0)
+    return run(game, "antithetic", int(budget), rng, options)

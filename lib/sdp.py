@@ -47,6 +47,7 @@ from typing import Literal
 import numpy as np
 
 from lib import shapley as sh
+from lib.result import ShapleyResult
 from lib.bayesnet import BinaryBayesNet, state_index
 from lib.validation import is_number
 
@@ -469,7 +470,7 @@ def marginal_game(
     (the interventional game of Janzing et al., 2020, and of the book's
     ``eq-found-interventional``, here with the exact distribution ``p`` in place of a
     background sample; with ``p`` the empirical distribution of background rows it is
-    exactly :func:`lib.shapley.interventional_game` on those rows).  Compare
+    exactly :func:`lib.games.interventional_game` on those rows).  Compare
     :func:`conditional_game`, the observational game of Amoukou & Brunel's Eq. (A2.1).
 
     All ``2**d`` hybrid states ``(x_S, z_{-S})`` of all ``2**d`` coalitions are indexed at
@@ -519,7 +520,7 @@ def ordinary_shapley(
     *,
     game: Literal["observational", "interventional"],
     feature_names: Sequence[str] | None = None,
-) -> sh.ShapleyResult:
+) -> ShapleyResult:
     """Exact ordinary Shapley values of ``g`` at ``x`` under the distribution ``p``.
 
     ``game="observational"``: the game of Amoukou & Brunel's Eq. (A2.1),
@@ -540,7 +541,7 @@ def ordinary_shapley(
     if feature_names is not None and len(feature_names) != d:
         raise ValueError(f"{len(feature_names)} feature names for {d} features")
     rows = np.asarray(x)
-    return sh.ShapleyResult(
+    return ShapleyResult(
         values=sh.shapley_from_game(values),
         base_values=values[:, 0],
         outputs=values[:, -1],
@@ -582,7 +583,7 @@ def network_shapley(
     features: Sequence[str] | None = None,
     f: np.typing.ArrayLike | None = None,
     threshold: float | None = None,
-) -> sh.ShapleyResult:
+) -> ShapleyResult:
     """Exact ordinary Shapley values at ``x`` under a Bayesian network (see :func:`ordinary_shapley`).
 
     The explained function is ``f`` — a table over the ``2**d`` states of ``features``,

@@ -54,7 +54,8 @@ import pandas as pd
 from lib.bayesnet import state_index
 from lib.models import model_and_output_names
 from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
-from lib.shapley import ShapleyResult, bitmask_rows
+from lib.games import bitmask_rows
+from lib.result import ShapleyResult
 
 __all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp",
            "swing_explanation"]
@@ -355,7 +356,7 @@ def swing_explanation(
     (``"forest"``, with ``forest``), ``SDP_N = 1`` (Definition 3.1: nothing left to draw); then
     :func:`lib.sdp.swing_shapley` at level ``pi``.
 
-    Returns a :class:`lib.shapley.ShapleyResult`: ``values`` ``(n, d)``, ``base_values`` the
+    Returns a :class:`lib.result.ShapleyResult`: ``values`` ``(n, d)``, ``base_values`` the
     swing game's ``v(∅) = 1{SDP_∅ >= pi}``, ``outputs`` ``v(N) = 1`` (efficiency holds).  A
     coalition no row of ``data`` matches (undefined SDP) raises a ``ValueError`` naming the row
     of ``X`` and the remedy.

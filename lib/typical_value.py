@@ -41,7 +41,7 @@ The evaluations of chapter 4 are experiments, not the method: the simulated desi
 classifiers, the per-row agreement with exact Shapley values) in
 :mod:`lib.experiments.tv_real_data`.
 
-Both contribution functions return a :class:`lib.shapley.ShapleyResult` whose
+Both contribution functions return a :class:`lib.result.ShapleyResult` whose
 ``base_values`` are the bias, so that ``outputs = base_values + values.sum(axis=1)``
 exactly (``efficiency_gap()`` is zero), and shap's plots work on them.
 
@@ -63,7 +63,7 @@ from .games import mix_rows
 from .models import ClassifierFunction, as_model
 from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
-from .shapley import ShapleyResult
+from .result import ShapleyResult
 from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
 
 __all__ = [

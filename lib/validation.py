@@ -3,13 +3,16 @@
 Every explainer of the book takes rows to explain ``X`` and, for the interventional game,
 background rows; they are checked here, once, with the same messages everywhere:
 
-* :func:`check_inputs` — ``(X, background)`` for the Shapley engine and the estimators
-  built on it (:mod:`lib.shapley`, :mod:`lib.coalitional`, :mod:`lib.kernel_comparison`,
-  :mod:`lib.compositions`, :mod:`lib.typical_value`);
+* :func:`check_inputs` — ``(X, background)``, once per public call, by the game every explainer
+  builds (:class:`lib.games.Game`);
 * :func:`check_rows` — one table of rows as a DataFrame (the typical-value method works
   on columns by name), and whether it was one;
-* :func:`check_enumerable` — :func:`check_inputs`, and the limits of an enumeration of all
-  ``2**d`` coalitions (the exact engine, :mod:`lib.shapley` and :mod:`lib.games`);
+* :func:`check_finite` — infinite values refused in any dtype, missing ones unless allowed (row,
+  column by name, remedy);
+* :func:`match_columns`, :func:`model_columns` — DataFrame columns matched by name (to the model's
+  ``feature_names_in_``, the background's to ``X``'s);
+* :func:`check_enumerable` — the limits of an enumeration of all ``2**d`` coalitions (the exact
+  engine, :mod:`lib.shapley` and :mod:`lib.games`);
 * :func:`check_finite_inputs` — :func:`check_inputs` for arrays of finite numbers only;
 * :func:`is_categorical`, :func:`is_number` — the two type tests the checks above and the
   experiments use.
@@ -28,6 +31,7 @@ __all__ = [
     "as_frame",
     "as_rows",
     "check_enumerable",
+    "check_finite",
     "check_finite_inputs",
     "check_inputs",
     "check_rows",
@@ -35,6 +39,8 @@ __all__ = [
     "check_same_kind",
     "is_categorical",
     "is_number",
+    "match_columns",
+    "model_columns",
 ]
 
 ArrayOrFrame = np.ndarray | pd.DataFrame
@@ -50,11 +56,65 @@ def is_categorical(s: pd.Series) -> bool:
     return isinstance(s.dtype, pd.CategoricalDtype) or s.dtype.kind in "OSUb" or pd.api.types.is_string_dtype(s.dtype)
 
 
-def _missing_values_error(name: str, bad: list[Any]) -> ValueError:
-    return ValueError(
-        f"{name} has missing values in columns {bad}; impute them, or pass "
-        "allow_nan=True if the model handles missing values itself"
-    )
+def _place(frame_or_array: Any, row: int, col: int) -> str:
+    """``row 3, column 'age'``: a cell named as the user knows it (a DataFrame's column by its name,
+    and its index label when it is not the position)."""
+    if isinstance(frame_or_array, pd.DataFrame):
+        label = frame_or_array.index[row]
+        at = f"row {row}" + (f" (index {label!r})" if not (isinstance(label, (int, np.integer)) and label == row) else "")
+        return f"{at}, column {str(frame_or_array.columns[col])!r}"
+    return f"row {row}, column {col}"
+
+
+def _bad_cells(X: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(nan, inf)``: boolean ``(n, d)`` masks of the missing and of the infinite cells, in any dtype
+    (floats, integers, booleans, objects mixing numbers and labels, categorical and string columns)."""
+    if isinstance(X, pd.DataFrame):
+        nan = np.zeros(X.shape, dtype=bool)
+        inf = np.zeros(X.shape, dtype=bool)
+        for j, c in enumerate(X.columns):
+            col = X.iloc[:, j]
+            nan[:, j] = col.isna().to_numpy()
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                cats = col.cat.categories
+                if cats.dtype.kind in "fc":
+                    inf[:, j] = np.isin(col.cat.codes.to_numpy(), np.flatnonzero(np.isinf(cats.to_numpy())))
+            elif col.dtype.kind in "fc":
+                inf[:, j] = np.isinf(col.to_numpy(dtype=float, na_value=np.nan))
+            elif col.dtype.kind == "O":
+                inf[:, j] = _object_inf(col.to_numpy())
+        return nan, inf
+    arr = np.asarray(X)
+    if arr.dtype.kind in "fc":
+        return np.isnan(arr), np.isinf(arr)
+    if arr.dtype.kind == "O":
+        return np.asarray(pd.isna(arr), dtype=bool), _object_inf(arr)
+    return np.zeros(arr.shape, dtype=bool), np.zeros(arr.shape, dtype=bool)
+
+
+def _object_inf(values: np.ndarray) -> np.ndarray:
+    return np.vectorize(lambda v: isinstance(v, (float, np.floating)) and bool(np.isinf(v)), otypes=[bool])(values) \
+        if values.size else np.zeros(values.shape, dtype=bool)
+
+
+def check_finite(X: Any, name: str = "X", allow_nan: bool = False) -> None:
+    """Refuse infinite values always, and missing ones (NaN, None, NA) unless ``allow_nan``, in any dtype.
+
+    The message names the first bad cell (row, and column by its name on a DataFrame), how many
+    others there are, and the remedy.
+    """
+    nan, inf = _bad_cells(X)
+    for bad, what, remedy in (
+        (inf, "an infinite value (inf or -inf)",
+         "replace it by a finite number (a cap, or NaN and an imputation) before explaining"),
+        (nan if not allow_nan else np.zeros_like(nan), "a missing value (NaN)",
+         "impute it, or pass allow_nan=True if the model handles missing values itself"),
+    ):
+        if bad.any():
+            rows, cols = np.nonzero(bad)
+            more = int(bad.sum()) - 1
+            others = f" (and {more} more cell{'s' if more > 1 else ''})" if more else ""
+            raise ValueError(f"{name} has {what} at {_place(X, int(rows[0]), int(cols[0]))}{others}: {remedy}")
 
 
 def as_rows(X: ArrayOrFrame | np.typing.ArrayLike, name: str = "X") -> ArrayOrFrame:
@@ -97,7 +157,7 @@ def check_same_kind(X: Any, background: Any) -> None:
 
 
 def check_same_columns(X: pd.DataFrame, background: pd.DataFrame) -> None:
-    """The same columns in the same order, else ``ValueError``."""
+    """The same column names in the same order, else ``ValueError`` (:func:`match_columns` reorders)."""
     if list(X.columns) != list(background.columns):
         raise ValueError(
             "X and background have different columns (or order): "
@@ -105,15 +165,58 @@ def check_same_columns(X: pd.DataFrame, background: pd.DataFrame) -> None:
         )
 
 
+def match_columns(frame: pd.DataFrame, columns: list[Any], name: str, reference: str) -> pd.DataFrame:
+    """``frame``'s columns matched **by name** to ``columns``, in that order.
+
+    A column missing from ``frame``, one ``frame`` has beyond them (a renamed column is both), or a
+    name given twice raises ``ValueError``: ``reference`` says whose columns they are ("the model
+    was fitted on", "X has").  As scikit-learn refuses them, but in any order.
+    """
+    given = list(frame.columns)
+    if given == list(columns):
+        return frame
+    twice = sorted({str(c) for c in given if given.count(c) > 1})
+    if twice:
+        raise ValueError(f"{name} has the columns {twice} more than once: give each feature once")
+    missing = [c for c in columns if c not in given]
+    extra = [c for c in given if c not in columns]
+    if missing or extra:
+        parts = ([f"not among them: {extra}"] if extra else []) + ([f"missing: {missing}"] if missing else [])
+        raise ValueError(
+            f"{name}'s columns do not match the ones {reference} (" + "; ".join(parts) + f"). Give {name} the "
+            f"columns {list(columns)} (in any order: they are matched by name)"
+        )
+    return frame[list(columns)]
+
+
+def model_columns(model: Any) -> list[Any] | None:
+    """The column names a fitted scikit-learn model was fitted on (``feature_names_in_``), if any:
+    of a classifier, its bound ``predict_proba``, a :class:`lib.models.ClassifierFunction`, or a
+    function that wraps one (``__wrapped__``, as :func:`lib.compositions.ilr_model` sets it)."""
+    seen = 0
+    while model is not None and seen < 5:  # a wrapper's model: a bound method's owner, a wrapped function
+        names = getattr(model, "feature_names_in_", None)
+        if names is not None:
+            return list(names)
+        model = next((getattr(model, a) for a in ("__self__", "estimator", "__wrapped__") if hasattr(model, a)), None)
+        seen += 1
+    return None
+
+
 def check_inputs(
-    X: ArrayOrFrame | np.typing.ArrayLike, background: ArrayOrFrame | np.typing.ArrayLike, allow_nan: bool = False
+    X: ArrayOrFrame | np.typing.ArrayLike, background: ArrayOrFrame | np.typing.ArrayLike, allow_nan: bool = False,
+    columns: list[Any] | None = None,
 ) -> tuple[ArrayOrFrame, ArrayOrFrame]:
     """Rows to explain and background rows, checked against each other.
 
-    The one validation every explainer of the book applies: both 2-D (a 1-D ``X`` is one
-    row), both arrays or both DataFrames with the same columns and categorical dtypes, at
-    least one row each, the same number of features, and no NaN unless ``allow_nan``.
-    Raises ``ValueError`` naming what is wrong.
+    The one validation every explainer of the book applies, once, at its public boundary (the
+    game, :class:`lib.game.Game`, calls it): both 2-D (a 1-D ``X`` is one row), both arrays or both
+    DataFrames, at least one row each, the same number of features; DataFrame columns matched **by
+    name** (the background's to ``X``'s, and both to ``columns`` — the model's
+    ``feature_names_in_`` — when given: reordered, and a missing, extra or renamed column refused)
+    with one categorical dtype per column; no infinite value in any dtype, and no missing value
+    unless ``allow_nan`` (:func:`check_finite`: the row, the column by name, the remedy).
+    Returns ``(X, background)`` with the columns in one order.
     """
     X = as_rows(X, "X")
     background = as_rows(background, "background")
@@ -122,13 +225,10 @@ def check_inputs(
         raise ValueError("X has no rows")
     if background.shape[0] == 0:
         raise ValueError("background has no rows: the absent features need values to average over")
-    if X.shape[1] != background.shape[1]:
-        raise ValueError(
-            f"X has {X.shape[1]} features but background has {background.shape[1]}: "
-            "the background must describe the same features"
-        )
     if isinstance(X, pd.DataFrame):
-        check_same_columns(X, background)
+        if columns is not None:
+            X = match_columns(X, list(columns), "X", "the model was fitted on")
+        background = match_columns(background, list(X.columns), "background", "X has")
         for c in X.columns:
             xd, bd = X[c].dtype, background[c].dtype
             if isinstance(xd, pd.CategoricalDtype) or isinstance(bd, pd.CategoricalDtype):
@@ -139,36 +239,23 @@ def check_inputs(
                 ):
                     raise ValueError(
                         f"column {c!r}: X and background must share one categorical dtype "
-                        "(same categories in the same order)"
+                        "(same categories in the same order); build both with the same pd.CategoricalDtype"
                     )
-        if not allow_nan:
-            for name, frame in (("X", X), ("background", background)):
-                bad = [c for c in frame.columns if frame[c].isna().any()]
-                if bad:
-                    raise _missing_values_error(name, bad)
-    else:
-        for name, arr in (("X", X), ("background", background)):
-            if arr.dtype.kind in "fc" and not allow_nan and np.isnan(arr).any():
-                cols = np.flatnonzero(np.isnan(arr).any(axis=0)).tolist()
-                raise ValueError(
-                    f"{name} has NaN in feature columns {cols}; impute them, or pass "
-                    "allow_nan=True if the model handles missing values itself"
-                )
-            if arr.dtype.kind == "O" and not allow_nan:
-                _check_object_values(arr, name)
+    elif X.shape[1] != background.shape[1]:
+        raise ValueError(
+            f"X has {X.shape[1]} features but background has {background.shape[1]}: "
+            "the background must describe the same features"
+        )
+    check_finite(X, "X", allow_nan)
+    check_finite(background, "background", allow_nan)
     return X, background
 
 
-def check_enumerable(X: Any, background: Any, allow_nan: bool, max_features: int,
-                     max_rows_per_call: int) -> tuple[ArrayOrFrame, ArrayOrFrame]:
-    """:func:`check_inputs`, and the limits of an enumeration of all ``2**d`` coalitions.
-
-    At most ``max_features`` features (and 62: coalitions are int64 bitmasks), else a
-    ``ValueError`` that names the book's estimator beyond exact enumeration; and
-    ``max_rows_per_call >= 1``.
-    """
-    X, background = check_inputs(X, background, allow_nan)
-    d, limit = X.shape[1], min(max_features, 62)
+def check_enumerable(d: int, max_features: int) -> None:
+    """The limits of an enumeration of all ``2**d`` coalitions: at most ``max_features`` features
+    (and 62: coalitions are int64 bitmasks), else a ``ValueError`` that names the book's estimator
+    beyond exact enumeration."""
+    limit = min(max_features, 62)
     if d > limit:
         raise ValueError(
             f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the limit of "
@@ -177,31 +264,11 @@ def check_enumerable(X: Any, background: Any, allow_nan: bool, max_features: int
             "rng=np.random.default_rng(0)), max_rows the model rows to spend per explained row; or group "
             "the features (lib.coalitional)."
         )
-    if max_rows_per_call < 1:
-        raise ValueError("max_rows_per_call must be >= 1")
-    return X, background
-
-
-def _check_object_values(arr: np.ndarray, name: str) -> None:
-    """An object array (numbers mixed with labels) without missing or infinite numbers."""
-    bad = pd.isna(arr) | np.vectorize(
-        lambda v: isinstance(v, (float, np.floating)) and not np.isfinite(v), otypes=[bool]
-    )(arr)
-    if bad.any():
-        cols = np.flatnonzero(bad.any(axis=0)).tolist()
-        rows = np.flatnonzero(bad.any(axis=1))
-        more = " and others" if len(rows) > 1 else ""
-        raise ValueError(
-            f"{name} has NaN or infinite values in feature columns {cols} (row {int(rows[0])}{more}); "
-            "impute them, or pass allow_nan=True if the model handles them itself"
-        )
 
 
 def check_finite_inputs(X: Any, background: Any) -> tuple[np.ndarray, np.ndarray]:
     """:func:`check_inputs` for arrays of finite numbers: both as float arrays, no NaN or inf."""
     Xa, bg = check_inputs(np.asarray(X, dtype=float), np.asarray(background, dtype=float))
-    if not (np.all(np.isfinite(Xa)) and np.all(np.isfinite(bg))):
-        raise ValueError("X and background must be finite (no NaN)")
     return Xa, bg
 
 
@@ -220,9 +287,6 @@ def check_rows(
         raise ValueError(f"{name} has no features")
     if n_features is not None and frame.shape[1] != n_features:
         raise ValueError(f"{name} has {frame.shape[1]} features, expected {n_features}")
-    if not allow_nan:
-        bad = [str(c) for c in frame.columns if frame[c].isna().any()]
-        if bad:
-            raise _missing_values_error(name, bad)
+    check_finite(frame, name, allow_nan)
     return frame, was_frame
 

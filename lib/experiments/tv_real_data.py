@@ -27,7 +27,7 @@ from tqdm import tqdm
 
 from lib import data
 from lib.regenerate.result import Result
-from lib.shapley import ShapleyResult
+from lib.result import ShapleyResult
 from lib.typical_value import (
     ArrayOrFrame,
     TypicalValues,

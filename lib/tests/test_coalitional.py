@@ -582,6 +582,7 @@ def test_pca_groups_on_tied_data_are_canonical_and_flagged():
 # --- coalitional influence without the 2^d game ------------------------------------------
 
 from lib import shapley as sh  # noqa: E402
+from lib import games
 
 
 def _smooth(Z):
@@ -610,7 +611,7 @@ def test_sparse_coalitional_influence_on_many_attributes_reads_only_what_eq4_nee
     assert model.rows == n * m * (1 + 11 * (2**5 - 1) + (2**2 - 1))  # coalitional paper, §3.2
     # efficiency inside each group: its influences add up to v(g) - v(∅)
     for g in groups:
-        both = sh.coalition_values(_smooth, X, B, [0, sum(1 << a for a in g)])
+        both = games.coalition_values(_smooth, X, B, [0, sum(1 << a for a in g)])
         np.testing.assert_allclose(phi[:, g].sum(axis=1), both[:, 1] - both[:, 0], atol=1e-10)
 
 

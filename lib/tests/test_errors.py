@@ -18,6 +18,7 @@ from lib import compositions as cp
 from lib import sdp
 from lib import sdp_estimation as se
 from lib import shapley as sh
+from lib import games
 
 
 def _three_classes(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -50,7 +51,7 @@ def test_coalitional_influence_takes_the_feature_names_check_groups_accepts():
     by_index = co.coalitional_influence_interventional(f, X, bg, [(0, 1), (2,)])
     by_name = co.coalitional_influence_interventional(f, X, bg, [("a", "b"), ("c",)])
     np.testing.assert_array_equal(by_name, by_index)
-    game = sh.interventional_game(f, X, bg)
+    game = games.interventional_game(f, X, bg)
     np.testing.assert_array_equal(
         co.coalitional_influence(game, [("a", "b"), ("c",)], feature_names=["a", "b", "c"]),
         co.coalitional_influence(game, [(0, 1), (2,)]),

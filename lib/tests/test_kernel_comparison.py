@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from lib import kernel_comparison as kc
 from lib import naive_bayes as nb
 from lib import shapley as sh
+from lib import games
 from lib.experiments import nb_table3_kernelshap as t3
 from lib.tests.helpers import toy_data
 
@@ -155,7 +156,7 @@ def test_logit_link_explains_the_logit_of_the_mean_probability(toy):
     p = kc.naive_bayes_output(model.tables_, "yes", "proba")
     X, B = parts[:4], parts[:150]
     ks = kc.kernel_shap(p, X, B, seed=0, nsamples=2**4, link="logit")
-    game = sh.interventional_game(p, X, B)
+    game = games.interventional_game(p, X, B)
     expected = sh.shapley_from_game(np.log(game / (1 - game)))
     np.testing.assert_allclose(ks.values, expected, atol=1e-9)
     log_odds_values, _ = kc.background_shapley_values(model.tables_, X, B, "yes")

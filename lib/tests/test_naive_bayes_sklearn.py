@@ -121,3 +121,80 @@ def test_bad_models_and_rows_are_named():
         nb.from_sklearn(GaussianNB().fit(X, y)).shapley(X[:2], game="posterior")
     with pytest.raises(ValueError, match="game must be"):
         adapter.shapley(X[:2], game="own")
+
+
+# ---------------------------------------------------------------------------
+# Columns matched by name (issue 36, item 1): the adapter read DataFrames by position, so a
+# reordered X or background gave wrong numbers with no error
+# ---------------------------------------------------------------------------
+
+NAMES = ["age", "dose", "weight", "score", "visits"]
+
+
+def _fitted_on_frame(kind: str, n_classes: int = 2):
+    import pandas as pd
+
+    X, y = _data(n_classes, kind, seed=3)
+    frame = pd.DataFrame(X, columns=NAMES)
+    return MODELS[kind]().fit(frame, y), frame
+
+
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_reordered_columns_are_matched_by_name(kind):
+    model, frame = _fitted_on_frame(kind)
+    adapter = nb.from_sklearn(model)
+    explain, background = frame.iloc[:6], frame.iloc[100:160]
+    shuffled = NAMES[::-1]
+    ours = adapter.shapley(explain, background)
+    # X and the background both reordered, and the background alone
+    for x_cols, b_cols in ((shuffled, shuffled), (NAMES, shuffled), (shuffled, NAMES)):
+        moved = adapter.shapley(explain[x_cols], background[b_cols])
+        np.testing.assert_array_equal(moved.values, ours.values)
+        np.testing.assert_array_equal(moved.outputs, ours.outputs)
+        assert moved.feature_names == NAMES
+    # the outputs are the classifier's own log-odds, whatever the order given
+    lp = model.predict_log_proba(explain)
+    np.testing.assert_allclose(adapter.shapley(explain[shuffled], background).outputs, lp[:, 1] - lp[:, 0],
+                               atol=1e-8)
+    assert ours.feature_names == NAMES
+    assert adapter.tables.feature_names == NAMES if kind in ("categorical", "bernoulli") else True
+
+
+@pytest.mark.parametrize("kind", list(MODELS))
+def test_renamed_missing_or_extra_columns_are_refused(kind):
+    model, frame = _fitted_on_frame(kind)
+    adapter = nb.from_sklearn(model)
+    explain, background = frame.iloc[:4], frame.iloc[100:140]
+    renamed = explain.rename(columns={"dose": "Dose"})
+    with pytest.raises(ValueError, match=r"not fitted on: \['Dose'\].*missing: \['dose'\]"):
+        adapter.shapley(renamed, background)
+    with pytest.raises(ValueError, match=r"background's columns .*missing: \['weight'\]"):
+        adapter.shapley(explain, background.drop(columns="weight"))
+    with pytest.raises(ValueError, match=r"X's columns .*not fitted on: \['extra'\]"):
+        adapter.shapley(explain.assign(extra=1.0), background)
+    with pytest.raises(ValueError, match="any order: they are matched by name"):
+        adapter.log_likelihood_terms(renamed)
+
+
+def test_the_posterior_game_matches_columns_by_name_too():
+    model, frame = _fitted_on_frame("gaussian", n_classes=3)
+    adapter = nb.from_sklearn(model)
+    explain, background = frame.iloc[:3], frame.iloc[100:130]
+    ours = adapter.shapley(explain, background, game="posterior")
+    moved = adapter.shapley(explain[NAMES[::-1]], background[NAMES[1:] + NAMES[:1]], game="posterior")
+    np.testing.assert_allclose(moved.values, ours.values, atol=1e-12)
+    assert moved.feature_names == NAMES
+
+
+def test_a_model_fitted_on_an_array_matches_the_backgrounds_columns_to_xs():
+    import pandas as pd
+
+    X, y = _data(2, "gaussian", seed=4)
+    model = GaussianNB().fit(X, y)                       # no feature_names_in_: X is read by position
+    adapter = nb.from_sklearn(model)
+    explain, background = pd.DataFrame(X[:4], columns=NAMES), pd.DataFrame(X[50:90], columns=NAMES)
+    ours = adapter.shapley(explain, background)
+    np.testing.assert_array_equal(adapter.shapley(explain, background[NAMES[::-1]]).values, ours.values)
+    assert ours.feature_names == NAMES
+    with pytest.raises(ValueError, match="columns of X"):
+        adapter.shapley(explain, background.rename(columns={"age": "Age"}))

@@ -1,4 +1,4 @@
-"""Tests of lib.permutation_sampling (antithetic permutation sampling).
+"""Tests of lib.sampling.antithetic (antithetic permutation sampling, ``method="antithetic"``).
 
 Against exact values by enumeration of the ``2**d`` coalitions (lib.shapley.exact_shapley):
 unbiasedness (the mean of many independent estimates), convergence, efficiency once every
@@ -14,9 +14,23 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.counting import CountingModel
+from lib import sampling
 from lib import shapley as sh
-from lib.permutation_sampling import antithetic_rows, antithetic_shapley, pairs_for_budget
+from lib.counting import CountingModel
+from lib.games import Game
+from lib.sampling.antithetic import AntitheticOptions, antithetic_rows, pairs_for_budget
+
+
+def antithetic_shapley(f, X, bg, *, rng, n_pairs=None, max_rows=None, background_per_pair=1, feature_names=None,
+                       max_rows_per_call=2**16):
+    """The estimator through the registry (:func:`lib.sampling.run`): ``max_rows`` as the budget, or
+    ``n_pairs`` pairs as an option with a budget that pays for them whatever x and b share."""
+    if (n_pairs is None) == (max_rows is None):
+        raise ValueError("give exactly one of n_pairs and max_rows")
+    game = Game(f, X, bg, feature_names=feature_names, max_rows_per_call=max_rows_per_call)
+    options = AntitheticOptions(background_per_pair=background_per_pair, n_pairs=n_pairs)
+    budget = max_rows if max_rows is not None else 1 + game.m + 2 * n_pairs * background_per_pair * max(game.d - 1, 0)
+    return sampling.run(game, "antithetic", budget, rng, options)
 
 
 def _nonlinear(W: np.ndarray):

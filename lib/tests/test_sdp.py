@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from lib import bayesnet as bn
 from lib import sdp
 from lib import shapley as sh
+from lib import games
 from lib.experiments import sdp_figure1
 
 
@@ -391,7 +392,7 @@ def test_marginal_game_on_an_empirical_distribution_is_the_background_game():
     p = np.bincount(bn.state_index(background), minlength=2**d) / m
     f = rng.random(2**d)
     X = rng.integers(0, 2, size=(4, d))
-    expect = sh.interventional_game(lambda rows: f[bn.state_index(rows)], X, background)
+    expect = games.interventional_game(lambda rows: f[bn.state_index(rows)], X, background)
     np.testing.assert_allclose(sdp.marginal_game(f, p, X), expect, atol=1e-12)
     # one table per instance
     G = rng.random((4, 2**d))

@@ -15,6 +15,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from lib import shapley as sh
+from lib import games as gm
+from lib.sampling import strumbelj_kononenko as sk
 from lib.counting import CountingModel
 
 # ---------------------------------------------------------------------------
@@ -200,7 +202,7 @@ def test_game_is_the_background_average():
     rng = np.random.default_rng(4)
     X, B = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
     f = lambda Z: np.sin(Z[:, 0]) * Z[:, 1] + Z[:, 2] ** 2  # noqa: E731
-    game = sh.interventional_game(f, X, B)
+    game = gm.interventional_game(f, X, B)
     for n in range(2):
         for s in range(8):
             keep = sh.coalition_masks(3)[s]
@@ -262,14 +264,14 @@ def _lin(Z):
 
 
 def test_too_many_features_names_the_limit_and_the_books_estimator():
-    X = np.zeros((1, sh.MAX_EXACT_FEATURES + 1))
-    with pytest.raises(ValueError, match=f"limit of {sh.MAX_EXACT_FEATURES}") as refused:
+    X = np.zeros((1, gm.MAX_EXACT_FEATURES + 1))
+    with pytest.raises(ValueError, match=f"limit of {gm.MAX_EXACT_FEATURES}") as refused:
         sh.exact_shapley(_lin, X, X)
     # the one entry point of the API, whose default is the book's estimator (antithetic sampling)
     assert "lib.shapley.sample_shapley (antithetic" in str(refused.value)
     assert "max_rows=" in str(refused.value)
     with pytest.raises(ValueError, match="limit of 62"):  # int64 bitmasks, whatever max_features says
-        sh.interventional_game(_lin, np.zeros((1, 63)), np.zeros((1, 63)), max_features=100)
+        gm.interventional_game(_lin, np.zeros((1, 63)), np.zeros((1, 63)), max_features=100)
 
 
 def test_width_mismatch():
@@ -298,8 +300,12 @@ def test_empty_background_and_mismatched_frames():
     with pytest.raises(ValueError, match="no rows"):
         sh.exact_shapley(_lin, np.ones((1, 2)), np.zeros((0, 2)))
     a = pd.DataFrame({"x": [1.0], "y": [2.0]})
-    with pytest.raises(ValueError, match="different columns"):
-        sh.exact_shapley(_lin, a, a[["y", "x"]])
+    b = pd.DataFrame({"x": [0.5, -1.0], "y": [3.0, 0.0]})
+    f = lambda df: df["x"].to_numpy() - 2 * df["y"].to_numpy()  # noqa: E731
+    # the background's columns are matched by name (issue 36): a reordered background is the same one
+    np.testing.assert_array_equal(sh.exact_shapley(f, a, b[["y", "x"]]).values, sh.exact_shapley(f, a, b).values)
+    with pytest.raises(ValueError, match=r"background's columns do not match the ones X has \(not among them: \['Y'\]; missing: \['y'\]\)"):
+        sh.exact_shapley(f, a, b.rename(columns={"y": "Y"}))
     with pytest.raises(ValueError, match="both be DataFrames"):
         sh.exact_shapley(_lin, a, a.to_numpy())
     c1 = pd.DataFrame({"c": pd.Categorical(["a"], categories=["a", "b"])})
@@ -348,13 +354,13 @@ def test_variance_allocation_follows_algorithm_2():
     rng = np.random.default_rng(10)
     X, B = rng.normal(size=(2, 3)), rng.normal(size=(20, 3))
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1] * 0.1  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), min_samples=5, method="variance", rng=rng)
+    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5), method="variance", rng=rng)
     assert (res.n_samples.sum(axis=1) == 300).all()
     assert (res.n_samples[:, 2] == 5).all()  # null player: variance 0
     assert (res.n_samples[:, 0] > res.n_samples[:, 1]).all()
     np.testing.assert_allclose(res.values[:, 2], 0, atol=1e-12)
     # the sequential greedy rule (batch 1) and a batched one agree in allocation shape
-    res_b = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), min_samples=5, method="variance", rng=rng, batch_size=20)
+    res_b = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5, batch_size=20), method="variance", rng=rng)
     assert (res_b.n_samples[:, 2] == 5).all()
 
 
@@ -369,9 +375,10 @@ def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
     X, B = np.array([[1.0, 1.0, 0.0]]), rng.normal(size=(40, 3))
     starved_published = starved_prior = 0
     for seed in range(40):
-        kw = dict(max_rows=sh.sampling_rows(600, m=len(B)), min_samples=2, method="variance")
-        pub = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), **kw)
-        pri = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), prior_samples=4, **kw)
+        kw = dict(max_rows=sh.sampling_rows(600, m=len(B)), method="variance")
+        pub = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), options=sk.VarianceOptions(min_samples=2), **kw)
+        pri = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed),
+                                options=sk.VarianceOptions(min_samples=2, prior_samples=4), **kw)
         # every feature here has a variance > 0 (each one changes f for some rows)
         starved_published += int((pub.n_samples[0] == 2).any())
         starved_prior += int((pri.n_samples[0] == 2).any())
@@ -384,16 +391,16 @@ def test_prior_samples_zero_is_the_published_rule_and_bad_values_fail():
     rng = np.random.default_rng(14)
     X, B = rng.normal(size=(2, 4)), rng.normal(size=(30, 4))
     a = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3))
-    b = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3), prior_samples=0)
+    b = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3), options=sk.VarianceOptions(prior_samples=0))
     np.testing.assert_array_equal(a.values, b.values)
     np.testing.assert_array_equal(a.n_samples, b.n_samples)
     # a null player still gets nothing beyond its minimum when the prior is small
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1]  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(400, m=len(B)), min_samples=5, method="variance", rng=rng, prior_samples=1)
+    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(400, m=len(B)), options=sk.VarianceOptions(min_samples=5, prior_samples=1), method="variance", rng=rng)
     assert (res.n_samples[:, 2:] < 40).all()
     for bad in (-1.0, float("nan")):
         with pytest.raises(ValueError, match="prior_samples"):
-            sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=rng, prior_samples=bad)
+            sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(prior_samples=bad))
 
 
 def test_same_seed_same_estimates():
@@ -406,7 +413,7 @@ def test_same_seed_same_estimates():
 def test_efficiency_adjustment():
     rng = np.random.default_rng(12)
     X, B = rng.normal(size=(4, 4)), rng.normal(size=(25, 4))
-    res = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=rng, adjust=True)
+    res = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(adjust=True))
     gap = res.efficiency_gap()
     assert np.all(np.abs(gap) < 1e-5)
     raw = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=np.random.default_rng(0))
@@ -505,12 +512,12 @@ def test_sampling_dataframe_path_equals_array_path():
 def test_interventional_game_on_chosen_coalitions():
     rng = np.random.default_rng(17)
     X, B = rng.normal(size=(3, 4)), rng.normal(size=(6, 4))
-    full = sh.interventional_game(_nonlinear, X, B)
-    part = sh.interventional_game(_nonlinear, X, B, coalitions=[0, 5, 15, 5])
+    full = gm.interventional_game(_nonlinear, X, B)
+    part = gm.interventional_game(_nonlinear, X, B, coalitions=[0, 5, 15, 5])
     np.testing.assert_allclose(part[:, [0, 5, 15]], full[:, [0, 5, 15]], atol=1e-14)
     assert np.isnan(np.delete(part, [0, 5, 15], axis=1)).all()
     with pytest.raises(ValueError, match="bitmasks"):
-        sh.interventional_game(_nonlinear, X, B, coalitions=[16])
+        gm.interventional_game(_nonlinear, X, B, coalitions=[16])
 
 
 # --- sparse games: explicit coalitions, any d (issue: beyond the 2^d wall) ---------------
@@ -524,11 +531,11 @@ def _linear_pairs(Z):
 def test_coalition_values_match_the_dense_game():
     rng = np.random.default_rng(21)
     X, B = rng.normal(size=(3, 6)), rng.normal(size=(7, 6))
-    dense = sh.interventional_game(_linear_pairs, X, B)
+    dense = gm.interventional_game(_linear_pairs, X, B)
     wanted = [0, 5, 63, 5, 17]                     # a repeat, any order
-    np.testing.assert_array_equal(sh.coalition_values(_linear_pairs, X, B, wanted), dense[:, wanted])
-    masks = sh.as_coalition_masks(wanted, 6)
-    np.testing.assert_array_equal(sh.coalition_values(_linear_pairs, X, B, masks), dense[:, wanted])
+    np.testing.assert_array_equal(gm.coalition_values(_linear_pairs, X, B, wanted), dense[:, wanted])
+    masks = gm.as_coalition_masks(wanted, 6)
+    np.testing.assert_array_equal(gm.coalition_values(_linear_pairs, X, B, masks), dense[:, wanted])
 
 
 def test_coalition_values_for_many_features_count_each_distinct_coalition_once():
@@ -537,7 +544,7 @@ def test_coalition_values_for_many_features_count_each_distinct_coalition_once()
     X, B = rng.normal(size=(2, d)), rng.normal(size=(5, d))
     wanted = [0, (1 << 69) | 1, (1 << d) - 1, 1 << 65, (1 << 69) | 1]
     model = CountingModel(_linear_pairs)
-    v = sh.coalition_values(model, X, B, wanted)
+    v = gm.coalition_values(model, X, B, wanted)
     assert v.shape == (2, 5)
     assert model.rows == 2 * 5 * 4                 # n * m * distinct coalitions
     np.testing.assert_allclose(v[:, 2], _linear_pairs(X), atol=1e-12)            # all present: f(x)
@@ -549,9 +556,9 @@ def test_coalition_values_for_many_features_count_each_distinct_coalition_once()
 def test_coalition_values_reject_bad_coalitions(bad):
     X, B = np.zeros((1, 6)), np.ones((2, 6))
     with pytest.raises(ValueError, match="coalitions|bitmasks"):
-        sh.coalition_values(_linear_pairs, X, B, bad)
+        gm.coalition_values(_linear_pairs, X, B, bad)
     with pytest.raises(ValueError, match="shape"):
-        sh.coalition_values(_linear_pairs, X, B, np.ones((2, 5), dtype=bool))
+        gm.coalition_values(_linear_pairs, X, B, np.ones((2, 5), dtype=bool))
 
 
 # ---------------------------------------------------------------------------
@@ -583,21 +590,21 @@ def test_reference_path_evaluates_every_row_in_blocks(max_rows):
     rng = np.random.default_rng(7)
     X, bg = rng.normal(size=(3, 5)), rng.normal(size=(25, 5))
     counted = CountingModel(_nonlinear)
-    game = sh.interventional_game(counted, X, bg, max_rows_per_call=max_rows)
+    game = gm.interventional_game(counted, X, bg, max_rows_per_call=max_rows)
     assert counted.rows == 3 * 2**5 * 25
     np.testing.assert_allclose(game, _game_by_loops(_nonlinear, X, bg), rtol=0, atol=1e-12)
     # the same means over the same outputs as coalition by coalition
-    np.testing.assert_array_equal(game, sh.coalition_values(_nonlinear, X, bg, np.arange(32)))
+    np.testing.assert_array_equal(game, gm.coalition_values(_nonlinear, X, bg, np.arange(32)))
 
 
 def test_reference_path_on_integers_and_frames_is_the_same_game():
     rng = np.random.default_rng(8)
     X, bg = rng.integers(0, 3, (3, 4)), rng.integers(0, 3, (20, 4))
     counted = CountingModel(_nonlinear)
-    game = sh.interventional_game(counted, X, bg)
+    game = gm.interventional_game(counted, X, bg)
     assert counted.rows == 3 * 2**4 * 20                      # no row skipped, repeats included
     frame = lambda A: pd.DataFrame(A, columns=list("abcd"))   # noqa: E731
-    game_frame = sh.interventional_game(lambda df: _nonlinear(df.to_numpy()), frame(X), frame(bg))
+    game_frame = gm.interventional_game(lambda df: _nonlinear(df.to_numpy()), frame(X), frame(bg))
     np.testing.assert_array_equal(game, game_frame)
     np.testing.assert_allclose(game, _game_by_loops(_nonlinear, X, bg), rtol=0, atol=1e-12)
 
@@ -611,7 +618,7 @@ def test_engine_refuses_outputs_that_change_shape():
 
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="different number of outputs"):
-        sh.interventional_game(flaky, rng.normal(size=(2, 6)), rng.normal(size=(30, 6)), max_rows_per_call=60)
+        gm.interventional_game(flaky, rng.normal(size=(2, 6)), rng.normal(size=(30, 6)), max_rows_per_call=60)
     calls["n"] = 0
     with pytest.raises(ValueError, match="different number of outputs"):  # the fast path
         sh.exact_shapley(flaky, rng.integers(0, 9, (2, 6)), rng.integers(0, 9, (30, 6)), max_rows_per_call=60)
@@ -623,17 +630,17 @@ def test_engine_refuses_outputs_that_change_shape():
 
 
 def test_sampling_options_first_phase_and_errors():
-    assert sh.SamplingOptions(10, "uniform").first_counts(4).tolist() == [3, 3, 2, 2]
-    assert sh.SamplingOptions(10, "uniform").greedy_samples(4) == 0
-    assert sh.SamplingOptions(20, min_samples=3).first_counts(4).tolist() == [3, 3, 3, 3]
-    assert sh.SamplingOptions(20, min_samples=3).greedy_samples(4) == 8
+    assert sk.SamplingOptions(10, "uniform").first_counts(4).tolist() == [3, 3, 2, 2]
+    assert sk.SamplingOptions(10, "uniform").greedy_samples(4) == 0
+    assert sk.SamplingOptions(20, min_samples=3).first_counts(4).tolist() == [3, 3, 3, 3]
+    assert sk.SamplingOptions(20, min_samples=3).greedy_samples(4) == 8
     for options, message in [
-        (sh.SamplingOptions(3, "uniform"), "less than one sample per feature"),
-        (sh.SamplingOptions(7, min_samples=2), "less than min_samples"),
-        (sh.SamplingOptions(20, min_samples=1), "min_samples must be >= 2"),
-        (sh.SamplingOptions(20, batch_size=0), "batch_size"),
-        (sh.SamplingOptions(20, prior_samples=-1.0), "prior_samples"),
-        (sh.SamplingOptions(20, "greedy"), "allocation must be"),  # type: ignore[arg-type]
+        (sk.SamplingOptions(3, "uniform"), "less than one sample per feature"),
+        (sk.SamplingOptions(7, min_samples=2), "less than min_samples"),
+        (sk.SamplingOptions(20, min_samples=1), "min_samples must be >= 2"),
+        (sk.SamplingOptions(20, batch_size=0), "batch_size"),
+        (sk.SamplingOptions(20, prior_samples=-1.0), "prior_samples"),
+        (sk.SamplingOptions(20, "greedy"), "allocation must be"),  # type: ignore[arg-type]
     ]:
         with pytest.raises(ValueError, match=message):
             options.first_counts(4)
@@ -643,7 +650,7 @@ def test_running_moments_equal_the_moments_of_all_draws():
     rng = np.random.default_rng(5)
     cells = np.array([0, 0, 1, 1, 2, 2])
     first = rng.normal(size=(6, 2))
-    moments = sh._RunningMoments.of_draws(cells, first, 3)
+    moments = sk._RunningMoments.of_draws(cells, first, 3)
     later = [(np.array([0, 2]), rng.normal(size=(2, 2))), (np.array([1, 2]), rng.normal(size=(2, 2)))]
     for cell, draws in later:
         moments.add(cell, draws)
@@ -662,10 +669,10 @@ def test_greedy_picks_go_where_the_error_drops_most():
     # one row, three features with 2 draws each: sample variances 8, 2, 0 (draws ±2, ±1, 0)
     cells = np.repeat(np.arange(3), 2)
     draws = np.array([[2.0], [-2.0], [1.0], [-1.0], [0.0], [0.0]])
-    moments = sh._RunningMoments.of_draws(cells, draws, 3)
-    picks = sh._greedy_picks(moments, 1, 3, 4, 0.0)[0].tolist()
+    moments = sk._RunningMoments.of_draws(cells, draws, 3)
+    picks = sk._greedy_picks(moments, 1, 3, 4, 0.0)[0].tolist()
     # gains σ²/(m(m+1)): 8/6, 8/12, 8/20 for feature 0 ahead of 2/6 for feature 1, then 8/30 behind it;
     # feature 2 (gain 0) never
     assert picks == [0, 0, 0, 1]
     # the variance-0 feature is starved as published, and sampled again with the book's prior
-    assert 2 in sh._greedy_picks(moments, 1, 3, 12, 4.0)[0].tolist()
+    assert 2 in sk._greedy_picks(moments, 1, 3, 12, 4.0)[0].tolist()

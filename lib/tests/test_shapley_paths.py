@@ -134,14 +134,13 @@ CASES = ["int64", "int32", "int8 negative", "bool", "float discrete", "float con
 
 def _reference(model, X, bg, allow_nan):
     """The reference path, from public functions: the game, then the formula."""
-    game = sh.interventional_game(model, X, bg, allow_nan=allow_nan)
+    game = games.interventional_game(model, X, bg, allow_nan=allow_nan)
     values = sh.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
     return (np.moveaxis(values, -1, 1) if game.ndim == 3 else values), game[:, 0], game[:, -1]
 
 
 def _fast(model, X, bg, allow_nan, max_rows_per_call=2**16):
-    X, bg = validation.check_inputs(X, bg, allow_nan)
-    return _shapley_fast.shapley_values(model, X, bg, max_rows_per_call)
+    return _shapley_fast.shapley_values(games.Game(model, X, bg, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -249,12 +248,12 @@ def test_inputs_are_checked_once_per_public_call(monkeypatch, public, case):
         calls.append(1)
         return original(*args, **kwargs)
 
-    for module in (validation, games, sh):
+    for module in (validation, games):
         monkeypatch.setattr(module, "check_inputs", counted)
     if public == "coalition_values":
-        sh.coalition_values(model, X, bg, [0, 3, 5], allow_nan=allow_nan)
+        games.coalition_values(model, X, bg, [0, 3, 5], allow_nan=allow_nan)
     else:
-        getattr(sh, public)(model, X, bg, allow_nan=allow_nan)
+        (sh.exact_shapley if public == "exact_shapley" else games.interventional_game)(model, X, bg, allow_nan=allow_nan)
     assert len(calls) == 1
 
 

@@ -1,0 +1,106 @@
+"""The result every Shapley explainer of ``lib`` returns: :class:`ShapleyResult`.
+
+Shapes follow shap's conventions: values ``(n, d)`` for one output and ``(n, d, k)`` for ``k``
+outputs; base values ``(n,)`` or ``(n, k)``.  ``to_explanation()`` hands a result to shap's plots;
+its ``output=`` picks one output by the rule of every ``output=`` of ``lib``
+(:func:`lib.models.output_index`: a label, else a column index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from lib.models import output_index
+
+__all__ = ["ShapleyResult"]
+
+ArrayOrFrame = np.ndarray | pd.DataFrame
+
+
+@dataclass(frozen=True)
+class ShapleyResult:
+    """Shapley values of a model output for several rows.
+
+    Attributes
+    ----------
+    values
+        ``(n, d)`` or ``(n, d, k)``.
+    base_values
+        ``v(∅)``: the mean output over the background, ``(n,)`` or ``(n, k)``.
+    outputs
+        ``v(N) = f(x)``, ``(n,)`` or ``(n, k)``; efficiency reads
+        ``values.sum(axis=1) + base_values == outputs``.
+    data
+        The explained rows, ``(n, d)`` (array or DataFrame).
+    feature_names, output_names
+        Optional labels.
+    variances
+        For sampled values: the estimated variance of each estimate (same shape as
+        ``values``), else ``None``.
+    n_samples
+        For sampled values: the number of samples spent on each ``(row, feature)``.
+    method
+        ``"exact"`` or the sampling scheme used.
+    """
+
+    values: np.ndarray
+    base_values: np.ndarray
+    outputs: np.ndarray
+    data: ArrayOrFrame
+    feature_names: list[str] | None = None
+    output_names: list[str] | None = None
+    variances: np.ndarray | None = None
+    n_samples: np.ndarray | None = None
+    method: str = "exact"
+
+    def efficiency_gap(self) -> np.ndarray:
+        """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.
+
+        Book: :ref:`eq-found-efficiency` (book/foundations.md).
+        """
+        return self.outputs - self.base_values - self.values.sum(axis=1)
+
+    def to_explanation(self, output: Any = None) -> Any:
+        """Convert to a :class:`shap.Explanation` so ``shap.plots`` work on it.
+
+        ``output`` selects one output of a multi-output result (waterfall and beeswarm plots need
+        a single output): one of :attr:`output_names` (a class label, as given or as text), or a
+        column index (:func:`lib.models.output_index`, the rule of every ``output=`` of ``lib``).
+        """
+        import shap  # imported lazily: importing shap is slow
+
+        values, base = self.values, self.base_values
+        if output is not None:
+            if values.ndim != 3:
+                raise ValueError("output= picks one output of a multi-output result; this one has a single output "
+                                 f"({self.output_names[0] if self.output_names else 'unnamed'}): leave output= out")
+            k = output_index(output, self.output_names, values.shape[2])
+            values, base = values[:, :, k], base[:, k]
+        data = self.data.to_numpy() if isinstance(self.data, pd.DataFrame) else self.data
+        names = self.feature_names
+        if names is None and isinstance(self.data, pd.DataFrame):
+            names = [str(c) for c in self.data.columns]
+        return shap.Explanation(
+            values=values,
+            base_values=base,
+            data=data,
+            feature_names=names,
+            output_names=(self.output_names if output is None else None),
+        )
+
+    def __post_init__(self) -> None:
+        """Refuse names that do not fit the values: ``d`` feature names, one name per output."""
+        shape = np.shape(self.values)
+        if self.feature_names is not None and len(shape) >= 2 and len(self.feature_names) != shape[1]:
+            raise ValueError(f"{len(self.feature_names)} feature names for {shape[1]} features")
+        if self.output_names is not None and len(shape) >= 2:
+            k = shape[2] if len(shape) == 3 else 1
+            if len(self.output_names) != k:
+                raise ValueError(
+                    f"{len(self.output_names)} output names for {k} outputs ({list(self.output_names)}): "
+                    "give one name per output (per column of the model's output)"
+                )

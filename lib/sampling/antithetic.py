@@ -1,0 +1,252 @@
+"""Antithetic permutation sampling, ``method="antithetic"``: the book's default estimator past exact.
+
+Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
+
+The Shapley value is the mean marginal contribution over the ``d!`` orderings of the
+features (book eq. ``eq-found-shapley-perm``).  :func:`antithetic_shapley` estimates it by
+*walking* sampled orderings: along an ordering ``π`` the features are switched from a
+background row ``b`` to the instance ``x`` one at a time, and the ``d + 1`` model rows of the
+walk give the marginal contribution of *every* feature at once (Castro, Gómez & Tejada, 2009,
+"Polynomial calculation of the Shapley value based on sampling", Comput. Oper. Res. 36:1726).
+Each ordering is walked forwards and then backwards (the reversed ordering, the same
+background row): *antithetic* sampling, Mitchell, Cooper, Frank & Holmes (2022), "Sampling
+permutations for Shapley value estimation", JMLR 23(43), §4 and Algorithm 1 with
+``π`` and its reverse.  The background rows are drawn *stratified*: each explained row goes
+through a fresh shuffle of the background, cycled, and the walks are averaged per background
+row, then over the background rows, once every row has served.
+
+What that buys, against Štrumbelj & Kononenko's Algorithm 1 (:mod:`lib.sampling.strumbelj_kononenko`: one random ordering and one background row for *one* feature, two model rows)
+at the same number of model rows:
+
+* each walk costs ``d - 1`` new rows and yields one marginal contribution for each of the
+  ``d`` features, about ``2 d / (d - 1)`` times as many samples per feature;
+* a step that switches a feature on which ``x`` and ``b`` agree leaves the row unchanged: it is
+  not evaluated again (its contribution is 0), and a row equal to ``x`` is not evaluated
+  either (``f(x)`` is known); on discretised or categorical data, where ``x`` and a background
+  row agree on many features, a walk costs ``D - 1`` rows, ``D`` the number of features on
+  which they differ (shap's ``PermutationExplainer`` saves the same rows);
+* a walk's contributions add up to ``f(x) - f(b)`` (they telescope); the walks are averaged
+  per background row, then over the background rows (post-stratification), so the estimate
+  is exactly efficient as soon as every background row has served once
+  (``n_pairs * background_per_pair >= m``), and exact on an additive game from then on;
+* a pair (``π`` and its reverse) gives each pair of features ``i, j`` the interaction term
+  once with ``i`` before ``j`` and once after: on a game with interactions of order at most
+  two the pair is exact for its background row (Mitchell et al., 2022, §4.1), and on an
+  additive game every walk is.
+
+The estimate is unbiased for the interventional Shapley value of
+:func:`lib.shapley.exact_shapley` with the same background (each walk, marginally, is a
+uniform ordering and a uniform background row; a background row's walks have uniform
+orderings whatever their number).  One exception: with a budget below one pass through the
+background, the number of pairs depends on the background rows drawn (their cost), and the
+plain mean over pairs can then be slightly biased.
+
+Registered as ``"antithetic"`` (:mod:`lib.sampling.registry`); call it through
+:func:`lib.shapley.sample_shapley` (``options=AntitheticOptions(...)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lib.games import Game
+from lib.result import ShapleyResult
+from lib.sampling.registry import Options, register
+
+__all__ = ["AntitheticOptions", "antithetic", "antithetic_rows", "pairs_for_budget", "walk_rows"]
+
+
+@dataclass(frozen=True)
+class AntitheticOptions(Options):
+    """Options of ``method="antithetic"``.
+
+    ``background_per_pair``: background rows each pair of walks is run against (``q``; default 1).
+    ``n_pairs``: exactly this many pairs per explained row instead of as many as the budget allows
+    (a budget that cannot pay for them is refused); default ``None``.
+    """
+
+    background_per_pair: int = 1
+    n_pairs: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("background_per_pair", "n_pairs"):
+            value = getattr(self, name)
+            if value is None and name == "n_pairs":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+
+
+def antithetic_rows(n_pairs: int, d: int, *, n: int = 1, m: int = 1, background_per_pair: int = 1) -> int:
+    """Model rows :func:`antithetic` evaluates when ``x`` and the background rows differ
+    on every feature (continuous data): ``2 n q n_pairs (d - 1) + n + m``.
+
+    Two walks per pair, ``d - 1`` intermediate rows per walk and per background row
+    (``q = background_per_pair``); ``f(x)`` once per explained row and ``f(b)`` once per
+    background row (the base value, exact).  Where they agree on some features, fewer
+    (:func:`walk_rows`).
+    """
+    if n_pairs < 1 or d < 1 or n < 1 or m < 1 or background_per_pair < 1:
+        raise ValueError("n_pairs, d, n, m and background_per_pair must all be >= 1")
+    return 2 * n * background_per_pair * n_pairs * (d - 1) + n + m
+
+
+def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
+    """New model rows of one walk from ``b`` to ``x`` that differ on ``D`` features: ``max(D - 1, 0)``.
+
+    The walk's row changes only when a differing feature is switched; its ``D + 1`` distinct
+    states include ``b`` and ``x`` themselves, whose values are known.
+    """
+    D = np.asarray(n_differing)
+    if np.any(D < 0):
+        raise ValueError("the number of differing features must be >= 0")
+    return np.maximum(D - 1, 0)
+
+
+def pairs_for_budget(budget: int, d: int, *, m: int = 1, background_per_pair: int = 1) -> int:
+    """The largest ``n_pairs`` whose cost for one explained row stays within ``budget`` rows
+    (at least 1) when every step needs a row: the inverse of :func:`antithetic_rows`."""
+    if budget < 1 or d < 1 or m < 1 or background_per_pair < 1:
+        raise ValueError("budget, d, m and background_per_pair must all be >= 1")
+    per_pair = 2 * background_per_pair * max(d - 1, 0)
+    if per_pair == 0:
+        return 1
+    return max(1, (budget - 1 - m) // per_pair)
+
+
+def _least_rows(game: Game, options: AntitheticOptions) -> int:
+    """``f(x)``, the background rows and one pair of walks where ``x`` and ``b`` differ everywhere."""
+    return 1 + game.m + 2 * options.background_per_pair * max(game.d - 1, 0)
+
+
+@register("antithetic", options=AntitheticOptions, minimum_rows=_least_rows,
+          needs="one pair of walks, 2 (d - 1) rows per background row of the pair")
+def antithetic(game: Game, budget: int, rng: np.random.Generator, options: AntitheticOptions) -> ShapleyResult:
+    """Antithetic permutation-sampling estimates of interventional Shapley values.
+
+    Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
+
+    For each explained row, random orderings ``π`` of the features; each is walked forwards
+    (``π``) and backwards (its reverse) against ``background_per_pair`` background rows drawn
+    without replacement from a shuffled, cycled background (stratified).  A walk from
+    background row ``b`` to ``x`` records, for the feature added at each step, the model's
+    change ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})``; the estimate of ``φ_i`` is the mean
+    over all walks, post-stratified by background row (the mean over ``b`` of the mean of
+    ``b``'s walks) once the walks of a row have met every background row.  Mitchell et al. (2022),
+    "Sampling permutations for Shapley value estimation", JMLR 23(43): antithetic sampling, their
+    §4; the walk is Castro et al. (2009).  See the module docstring.
+
+    The budget (model rows per explained row, counting ``f(x)`` and the ``m`` background rows as
+    if the row were explained alone): pairs are taken, in their random order, while the rows they
+    need fit (at most ``(budget - 1 - m) // 2``), or exactly ``options.n_pairs``.  Rows that a walk
+    leaves unchanged (``x`` and ``b`` agree on the feature switched, :attr:`lib.games.Game.differ`)
+    are not evaluated: :func:`walk_rows`.  With continuous data the cost is :func:`antithetic_rows`.
+
+    Returns
+    -------
+    ShapleyResult
+        ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the pair
+        means divided by their number (that of the plain mean: an upper bound for the
+        post-stratified one when the background rows' games differ) (zero with a single pair: no
+        estimate); ``n_samples``: ``2 * pairs * background_per_pair`` walks per feature; base values
+        exact (the mean of ``f`` over the whole background).
+    """
+    X, background = game.X, game.background
+    n, d, m = game.n, game.d, game.m
+    q = int(options.background_per_pair)
+    n_pairs = options.n_pairs
+    max_rows = None if n_pairs is not None else budget
+    max_rows_per_call = game.max_rows_per_call
+
+    outputs = game.outputs
+    f_bg = game.background_outputs
+    k_shape = outputs.shape[1:]
+    kx = (None,) * len(k_shape)
+
+    # the most pairs a row can take: n_pairs, or (max_rows) one per two rows of the budget, and
+    # no more than one pass through the background when every walk is free
+    P = int(n_pairs) if n_pairs is not None else max(1, (int(max_rows) - 1 - m) // 2)
+    differ_ib = game.differ                                                 # (n, m, d)
+    if n_pairs is None and not walk_rows(differ_ib.sum(axis=2)).any():
+        P = min(P, -(-m // q))  # every walk is free: one pass through the background is exact
+    # Random orderings: perm[i, t] lists the features in order; rank[i, t, j] = position of j.
+    perm = np.argsort(rng.random((n, P, d)), axis=-1)
+    # Stratified background rows: a fresh shuffle of the background, cycled, per explained row.
+    reps = -(-P * q // m)
+    bg_idx = np.stack([np.concatenate([rng.permutation(m) for _ in range(reps)])[: P * q]
+                       for _ in range(n)]).reshape(n, P, q)
+    differ = differ_ib[np.arange(n)[:, None, None], bg_idx]                # (n, P, q, d)
+    cost = 2 * walk_rows(differ.sum(axis=-1)).sum(axis=-1)                 # (n, P) rows per pair
+    if max_rows is not None:
+        taken = np.maximum(1, (np.cumsum(cost, axis=1) <= max_rows - 1 - m).sum(axis=1))
+    else:
+        taken = np.full(n, P)
+        paid = 1 + m + cost.sum(axis=1)
+        if np.any(paid > budget):
+            raise ValueError(f"n_pairs={P} needs up to {int(paid.max())} model rows per explained row here; "
+                             f"max_rows={budget} cannot pay for them: raise max_rows or lower n_pairs")
+    valid = np.arange(P)[None, :] < taken[:, None]                          # (n, P)
+
+    # the two walks: order[..., w, p] = feature switched at step p + 1 of walk w
+    order = np.stack([perm, perm[..., ::-1]], axis=2)                       # (n, P, 2, d)
+    rank = np.argsort(order, axis=-1)                                      # position of each feature
+    dord = np.take_along_axis(differ[:, :, :, None, :],
+                              np.broadcast_to(order[:, :, None], (n, P, q, 2, d)), axis=-1)  # (n,P,q,2,d)
+    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off after step
+    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0) & valid[:, :, None, None, None]
+    ii, tt, ss, ww, pp = np.nonzero(need)                                  # pp + 1 = features switched
+    evaluated = np.empty((len(ii),) + k_shape)
+    for start in range(0, len(ii), max_rows_per_call):
+        sl = slice(start, start + max_rows_per_call)
+        keep = rank[ii[sl], tt[sl], ww[sl]] <= pp[sl, None]
+        evaluated[sl] = game.evaluate(ii[sl], keep, bg_idx[ii[sl], tt[sl], ss[sl]])
+    # the value after each step: evaluated where needed; f(x) once no differing feature is left;
+    # else the previous value (f(b) before the first differing feature)
+    vals = np.empty((n, P, q, 2, d + 1) + k_shape)
+    vals[:, :, :, :, 0] = f_bg[bg_idx][:, :, :, None]
+    step_val = np.zeros((n, P, q, 2, d - 1) + k_shape) if d > 1 else None
+    if d > 1:
+        step_val[ii, tt, ss, ww, pp] = evaluated
+    fx = outputs[:, None, None, None]
+    for p in range(1, d + 1):
+        done = (remaining[..., p - 1] == 0)[(...,) + kx]
+        if p < d:
+            here = need[..., p - 1][(...,) + kx]
+            vals[:, :, :, :, p] = np.where(here, step_val[:, :, :, :, p - 1],
+                                           np.where(done, fx, vals[:, :, :, :, p - 1]))
+        else:
+            vals[:, :, :, :, p] = fx
+    gain = np.diff(vals, axis=4)                                           # by step
+    idx = np.broadcast_to(rank[:, :, None][(...,) + kx], (n, P, q, 2, d) + k_shape)
+    contrib = np.take_along_axis(gain, idx, axis=4)                        # by feature
+    walk_means = contrib.mean(axis=3)                                      # (n, P, q, d, ...): both walks
+    pair_means = walk_means.mean(axis=2)                                   # (n, P, d, ...)
+    w = valid[(...,) + (None,) * (1 + len(k_shape))]
+    cnt = taken[(slice(None),) + (None,) * (1 + len(k_shape))].astype(float)
+    plain = np.where(w, pair_means, 0.0).sum(axis=1) / cnt
+    # post-stratified by background row: the mean over b of the mean of b's walks, for the rows
+    # whose walks met every background row (then unbiased, exact on additive games, efficient)
+    flat = (np.arange(n)[:, None, None] * m + bg_idx)[np.broadcast_to(valid[:, :, None], bg_idx.shape)]
+    per_b = np.zeros((n * m,) + walk_means.shape[3:])
+    np.add.at(per_b, flat, walk_means[np.broadcast_to(valid[:, :, None], bg_idx.shape)])
+    uses = np.bincount(flat, minlength=n * m).reshape(n, m)
+    covered = (uses > 0).all(axis=1)
+    stratified = (per_b.reshape((n, m) + walk_means.shape[3:])
+                  / np.maximum(uses, 1)[(...,) + (None,) * (1 + len(k_shape))]).mean(axis=1)
+    values = np.where(covered[(...,) + (None,) * (1 + len(k_shape))], stratified, plain)
+    dev = np.where(w, pair_means - plain[:, None], 0.0)
+    variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
+    base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
+    return ShapleyResult(
+        values=values,
+        base_values=base,
+        outputs=outputs,
+        data=X,
+        feature_names=game.feature_names,
+        output_names=game.output_names,
+        variances=variances,
+        n_samples=np.repeat((2 * q * taken)[:, None], d, axis=1).astype(np.int64),
+        method="antithetic-permutation",
+    )
