@@ -23,9 +23,11 @@ Games (``--games``)
     ``--background`` background rows.
 
 Estimators (``--estimators``; every one sees the same model, explained rows and background rows)
-    The book's: ``book default`` (:func:`lib.shapley.sample_shapley`'s default), ``book antithetic``
-    (:func:`lib.permutation_sampling.antithetic_shapley`), ``book uniform``, ``book Algorithm 2`` and
-    ``book Algorithm 2 (prior 4)`` (Štrumbelj & Kononenko's Algorithms 1-2 and the book's fix);
+    The book's, every estimator of its registry (:mod:`lib.sampling`, through :func:`lib.sampling.run`
+    on a :class:`lib.games.Game`): ``book default`` (:data:`lib.sampling.DEFAULT`, the default of
+    :func:`lib.shapley.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
+    ``book Algorithm 2 (prior 4)`` (Štrumbelj & Kononenko's Algorithms 1-2 and the book's fix), and any
+    other registered estimator as ``book <name>``;
     shap's ``PermutationExplainer`` (``Independent`` masker holding every background row),
     ``KernelExplainer`` (``l1_reg=False``) and ``SamplingExplainer``; and every Shapley-value
     approximator of shapiq 1.8 (``benchmarks/_shapiq_worker.py``), which runs in the shapiq side
@@ -50,7 +52,7 @@ Error
 
 Resumable: each (game, estimator) unit writes its records to ``.bench-parts/estimators/`` and is
 skipped on a rerun with the same settings unless ``--force`` (a rerun with every part present only
-gathers the tables). Progress: a tqdm bar over the units. The stored run (about two CPU-hours on one core)::
+gathers the tables; ``--gather-only`` gathers whatever parts there are). Progress: a tqdm bar over the units. The stored run (about two CPU-hours on one core)::
 
     nice -n 10 python benchmarks/estimators.py --out data/derived/benchmark-estimators.csv
 """
@@ -78,7 +80,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from lib import counting, games, permutation_sampling, shapley, side_env  # noqa: E402
+from lib import counting, games, shapley, side_env  # noqa: E402
 from lib.data import REPO_ROOT  # noqa: E402
 from lib.experiments import estimator_games as eg  # noqa: E402
 from timing import quiet_libraries  # noqa: E402
@@ -94,10 +96,42 @@ WORKER = Path(__file__).with_name("_shapiq_worker.py")
 DERIVED = REPO_ROOT / "data" / "derived"
 #: an estimate off by less than this (relative) is exact: the checks' tolerance for two exact routes
 EXACT_AGREEMENT = 1e-9
+#: shapiq approximators whose single call is too slow for the stored run on the games past enumeration
+#: (d >= 30), with the most coalitions they get there: PolySHAP took 538 s for one call with 30,000
+#: coalitions at d = 60 and OddSHAP more than 900 s (timed out), on this shared 2-core machine; at d = 14
+#: they run at every budget. ProxySPEX (an interaction method, in shapiq's list of Shapley-value
+#: approximators) is not run: one call at d = 60 with 3,000 coalitions ran past ten minutes.
+COALITION_CAPS = {"shapiq PolySHAP": 1500, "shapiq OddSHAP": 1500}
+NOT_RUN = ("shapiq ProxySPEX",)
+#: not run on the games past enumeration (d >= 30), to keep the stored run near two CPU-hours: the
+#: published Algorithm 2 (the book's fix, prior 4, runs) and shapiq's approximators that trail the
+#: others by a factor of several at every budget of the d = 14 games
+NOT_PAST_ENUMERATION = ("book Algorithm 2", "shapiq kADDSHAP", "shapiq unbiased KernelSHAP", "shapiq Owen")
+
+
+def exact_cost(d: int, m: int) -> float:
+    """Model rows of the exact enumeration per explained row, ``2^d m`` (where x and the background
+    rows differ everywhere)."""
+    return float(2**d * m)
+
+
+def budgets_run(budgets: list[int], d: int, m: int, name: str) -> list[int]:
+    """The budgets (per feature) an estimator runs at on a game: up to the first at or above the exact
+    cost (above it the answer is :func:`lib.shapley.exact_shapley`, and one such budget shows the
+    estimators that become exact there), and for the capped approximators (:data:`COALITION_CAPS`) on
+    a game past enumeration only those within their cap of coalitions."""
+    out = []
+    for b in sorted(budgets):
+        if d >= 30 and name in COALITION_CAPS and b * d // m > COALITION_CAPS[name]:
+            break
+        out.append(int(b))
+        if b * d >= exact_cost(d, m):
+            break
+    return out
 
 
 # ----------------------------------------------------------------------------- games
-def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[eg.Game]:
+def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[eg.BenchmarkGame]:
     """The benchmark's games, each with its exact values (and chapter 5's data for hgb-adult-many)."""
     for name in names:
         if name in ("gbt-twonorm-30", "gbt-twonorm-60"):
@@ -116,7 +150,7 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
 
             def f(Z: np.ndarray, model=model) -> np.ndarray:
                 return model.predict_proba(Z)[:, 1]
-            yield eg.Game(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+            yield eg.BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
                           "enumeration (lib.shapley.exact_shapley)")
         elif name == "svc-iris-ilr":
             from lib import compositions
@@ -124,11 +158,11 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
 
             model, flowers, bg = comp_estimation.iris_setup()
             f = compositions.ilr_model(model.predict_proba)
-            yield eg.Game(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
+            yield eg.BenchmarkGame(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
                           "enumeration (lib.shapley.exact_shapley)")
         elif name == "gbt-twonorm":
             g = eg.twonorm_gbt(14, rows=rows, background=background, seed=seed)
-            yield eg.Game(name, g.data, g.f, g.explain, g.background,
+            yield eg.BenchmarkGame(name, g.data, g.f, g.explain, g.background,
                           shapley.exact_shapley(g.f, g.explain, g.background).values,
                           "enumeration (lib.shapley.exact_shapley)")
         elif name.startswith("khiops-nb-adult"):
@@ -139,7 +173,7 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
                     def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
                         return 1.0 / (1.0 + np.exp(-log_odds(Z)))
                 explain, bg = np.asarray(explain), np.asarray(bg)
-                yield eg.Game(name, dataset, f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                yield eg.BenchmarkGame(name, dataset, f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
                               "enumeration (lib.shapley.exact_shapley)")
         else:
             raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
@@ -229,28 +263,36 @@ def _coalition_game(f, x: np.ndarray, bg: np.ndarray, output: int | None):
 
 
 # ----------------------------------------------------------------------------- estimators
-def _book_estimators() -> dict[str, Callable]:
-    """name -> function(f, x (1, d), bg, budget rows, seed) -> values (d,) or (d, k)."""
+#: The benchmark's names of the book's estimators: registry name and options (None: the defaults). The
+#: variance-driven Algorithm 2 allocates ``d`` draws at a time (variances frozen within a batch): one
+#: model call per draw, as published, is too slow for this run.
+BOOK_NAMES = {"book antithetic": ("antithetic", None), "book uniform": ("uniform", None),
+              "book Algorithm 2": ("variance", {"batch_size": "d"}),
+              "book Algorithm 2 (prior 4)": ("variance", {"batch_size": "d", "prior_samples": 4.0})}
 
-    def sk(method, prior):
+
+def _book_estimators() -> dict[str, Callable]:
+    """name -> function(f, x (1, d), bg, budget rows, seed) -> values (d,) or (d, k): every estimator of
+    the book's registry (:mod:`lib.sampling`), called through :func:`lib.sampling.run` on a
+    :class:`lib.games.Game`; ``book default`` is :data:`lib.sampling.DEFAULT` with its defaults."""
+    from lib import sampling
+    from lib.games import Game
+
+    def via_registry(method: str, options: dict | None):
         def run(f, x, bg, budget, seed):
-            d = x.shape[1]
-            # Algorithm 2 allocates d samples at a time (variances frozen within a batch): one model
-            # call per sample, as published, is too slow for this run
-            options = {"prior_samples": prior, "batch_size": d} if method == "variance" else {}
-            return shapley.sample_shapley(f, x, bg, max_rows=int(budget), rng=np.random.default_rng(seed),
-                                          method=method, **options).values[0]
+            game = Game(f, x, bg)
+            opts = None
+            if options is not None:
+                opts = sampling.estimator(method).options(**{k: (game.d if v == "d" else v) for k, v in options.items()})
+            return sampling.run(game, method, int(budget), np.random.default_rng(seed), opts).values[0]
         return run
 
-    def antithetic(f, x, bg, budget, seed):
-        return permutation_sampling.antithetic_shapley(f, x, bg, max_rows=int(budget),
-                                                       rng=np.random.default_rng(seed)).values[0]
-
-    def default(f, x, bg, budget, seed):
-        return shapley.sample_shapley(f, x, bg, max_rows=int(budget), rng=np.random.default_rng(seed)).values[0]
-
-    return {"book default": default, "book antithetic": antithetic, "book uniform": sk("uniform", 0.0),
-            "book Algorithm 2": sk("variance", 0.0), "book Algorithm 2 (prior 4)": sk("variance", 4.0)}
+    out = {"book default": via_registry(sampling.DEFAULT, None)}
+    out.update({name: via_registry(method, options) for name, (method, options) in BOOK_NAMES.items()})
+    for method in sampling.estimators():  # any other registered estimator, with its defaults
+        if method != sampling.DEFAULT and method not in {m for m, _ in BOOK_NAMES.values()}:
+            out[f"book {method}"] = via_registry(method, None)
+    return out
 
 
 def _shap_estimators() -> dict[str, Callable]:
@@ -305,7 +347,7 @@ def _part(game: str, estimator: str, settings: str) -> Path:
     return PARTS / f"{game}__{estimator.replace(' ', '_').replace('(', '').replace(')', '')}__{key}.csv"
 
 
-def _run_unit(game: eg.Game, name: str, est: Callable, budgets: list[int], n_seeds: int,
+def _run_unit(game: eg.BenchmarkGame, name: str, est: Callable, budgets: list[int], n_seeds: int,
               max_seconds: float) -> list[dict]:
     """Every budget, seed and explained row of one estimator on one game. Once a call takes more than
     ``max_seconds`` (wall time, which includes the side environment's), the larger budgets are not run:
@@ -313,7 +355,7 @@ def _run_unit(game: eg.Game, name: str, est: Callable, budgets: list[int], n_see
     d = game.explain.shape[1]
     records = []
     slow = None
-    for b in budgets:
+    for b in budgets_run(budgets, d, len(game.background), name):
         budget = int(b) * d
         if slow is not None:
             records.append({"budget": int(b), "seed": -1, "row": -1, "rows counted": 0, "error": np.nan, "seconds": 0.0,
@@ -339,7 +381,7 @@ def _run_unit(game: eg.Game, name: str, est: Callable, budgets: list[int], n_see
     return records
 
 
-def _grouping_points(game: eg.Game, seed: int) -> list[dict]:
+def _grouping_points(game: eg.BenchmarkGame, seed: int) -> list[dict]:
     """Chapter 5's coalitional influence of each grouping (lib.experiments.coal_many's set-up: every
     data-driven method at both alphas), as points: its cost in counted model rows per explained row (the
     coalitions Eq. F4 needs, each against every background row; no seed, it is deterministic) and its
@@ -363,7 +405,7 @@ def _grouping_points(game: eg.Game, seed: int) -> list[dict]:
     return records
 
 
-def _checks(game: eg.Game, side: ShapiqSide | None) -> list[dict]:
+def _checks(game: eg.BenchmarkGame, side: ShapiqSide | None) -> list[dict]:
     """The game's exact values against the other routes: shapiq's ExactComputer on the side environment's
     game (``d <= 14``), the tree paths (``gbt-twonorm``, ``d = 14``: both routes run), and efficiency
     against ``v(N) - v(∅)`` as the side environment's game evaluates it (every game)."""
@@ -385,7 +427,7 @@ def _checks(game: eg.Game, side: ShapiqSide | None) -> list[dict]:
                     out.append({"game": game.name, "row": r, "output": j, "check": "shapiq ExactComputer (side environment)",
                                 "max abs difference": float(np.abs(theirs - exact[:, j]).max()), "scale": scale})
         if game.name == "gbt-twonorm":
-            model, _ = eg._twonorm_model(14, 0)
+            model, _ = eg.twonorm_model(14, 0)
             tree = eg.tree_ground_truth(model, x, game.background)[0]
             out.append({"game": game.name, "row": r, "output": 0, "check": "tree paths (shap TreeExplainer, interventional, raw)",
                         "max abs difference": float(np.abs(tree - exact[:, 0]).max()), "scale": scale})
@@ -396,6 +438,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     quiet_libraries()
     estimators: dict[str, Callable] = {**_book_estimators(), **_shap_estimators()}
     wanted_shapiq = args.estimators is None or any(e.startswith("shapiq ") for e in args.estimators)
+    wanted_shapiq = wanted_shapiq and not args.gather_only
     side = None
     if wanted_shapiq:
         side = ShapiqSide(side_env.shapiq_python(), PARTS / "shapiq-worker.log")
@@ -415,7 +458,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                                "rows explained": len(game.explain), "exact values": game.truth,
                                "error measure": "relative Aitchison" if np.ndim(game.exact) == 3 else "relative L2"})
             check_part = _part(game.name, "checks", settings)
-            if side is not None and (args.force or not check_part.exists()):
+            if side is not None and not args.gather_only and (args.force or not check_part.exists()):
                 pd.DataFrame(_checks(game, side)).to_csv(check_part, index=False)
             if check_part.exists():
                 c = pd.read_csv(check_part)
@@ -428,7 +471,10 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                 gpart = _part(game.name, "groupings", settings)
                 if args.force or not gpart.exists():
                     pd.DataFrame(_grouping_points(game, args.seed)).to_csv(gpart, index=False)
-            todo = [n for n in estimators if args.force or not _part(game.name, n, settings).exists()]
+            todo = [n for n in estimators if n not in NOT_RUN and not (d >= 30 and n in NOT_PAST_ENUMERATION)
+                    and (args.force or not _part(game.name, n, settings).exists())]
+            if args.gather_only:
+                todo = []
             for name in tqdm(todo, desc=f"{game.name} (d={d})", unit="estimator", file=sys.stderr):
                 t0 = time.perf_counter()
                 recs = _run_unit(game, name, estimators[name], args.budgets, args.seeds, args.max_seconds)
@@ -466,6 +512,10 @@ def _gather(args, info: pd.DataFrame) -> pd.DataFrame:
             df = pd.read_csv(p, keep_default_na=False, na_values=[""])
             if p.name.split("__")[1] == "groupings":
                 df = df.assign(row=0)
+            else:  # parts of an earlier run may hold more budgets than the current rule runs
+                row = info.set_index("game").loc[game]
+                df = df[df["budget"].isin(budgets_run(args.budgets, int(row["d"]), int(row["background"]),
+                                                      str(df["estimator"].iloc[0])))]
             frames.append(df.assign(game=game))
     long = pd.concat(frames, ignore_index=True)
     long["failed"] = long.get("failed", "").fillna("") if "failed" in long else ""
@@ -528,6 +578,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the data and models")
     parser.add_argument("--estimators", nargs="+", help="only these (names as in the table)")
     parser.add_argument("--force", action="store_true", help="rerun units whose parts exist")
+    parser.add_argument("--gather-only", action="store_true", help="run nothing: the tables from the parts there are")
     parser.add_argument("--max-seconds", type=float, default=float("inf"),
                         help="an estimator whose call takes longer is not run at the game's larger budgets "
                              "(default: no limit; a limit makes the table depend on the machine's speed)")

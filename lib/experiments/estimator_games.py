@@ -27,8 +27,8 @@ import numpy as np
 
 import lib.data
 
-__all__ = ["TREE_AGREEMENT", "Game", "additive_game", "additive_ground_truth", "tree_ground_truth",
-           "twonorm_gbt"]
+__all__ = ["TREE_AGREEMENT", "BenchmarkGame", "additive_game", "additive_ground_truth", "tree_ground_truth",
+           "twonorm_gbt", "twonorm_model"]
 
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
@@ -36,7 +36,7 @@ TREE_AGREEMENT = 1e-7
 
 
 @dataclass(frozen=True)
-class Game:
+class BenchmarkGame:
     """One benchmark game: the model's function of the rows, the explained rows, the background rows
     and the exact Shapley values ``(n, d)`` of the interventional game."""
 
@@ -49,7 +49,10 @@ class Game:
     truth: str
 
 
-def _twonorm_model(d: int, seed: int):
+def twonorm_model(d: int, seed: int = 0):
+    """The gradient boosting (50 trees of depth 3) fitted on 1,000 two-norm rows with ``d`` features
+    drawn with ``default_rng(seed + d)`` (``benchmarks/exact_engine.py``'s ``gradient-boosting``
+    case), and those rows."""
     from sklearn.ensemble import GradientBoostingClassifier
 
     rng = np.random.default_rng(seed + d)
@@ -77,14 +80,14 @@ def tree_ground_truth(model: Any, explain: np.ndarray, background: np.ndarray) -
         return np.asarray(explainer.shap_values(explain, check_additivity=True), dtype=float)
 
 
-def twonorm_gbt(d: int, *, rows: int, background: int, seed: int = 0) -> Game:
+def twonorm_gbt(d: int, *, rows: int, background: int, seed: int = 0) -> BenchmarkGame:
     """The gradient-boosted two-norm game with ``d`` features: the model of
     ``benchmarks/exact_engine.py``'s ``gradient-boosting`` case (fitted on 1,000 rows drawn with
     ``default_rng(seed + d)``), its log-odds; the first ``rows`` rows explained against the next
     ``background`` rows; exact values by :func:`tree_ground_truth`."""
-    model, X = _twonorm_model(d, seed)
+    model, X = twonorm_model(d, seed)
     explain, bg = X[:rows], X[rows: rows + background]
-    return Game(f"gbt-twonorm-{d}", "two-norm", model.decision_function, explain, bg,
+    return BenchmarkGame(f"gbt-twonorm-{d}", "two-norm", model.decision_function, explain, bg,
                 tree_ground_truth(model, explain, bg), "tree paths (shap TreeExplainer, interventional, raw)")
 
 
@@ -100,7 +103,7 @@ def additive_ground_truth(a: np.ndarray, w: np.ndarray, explain: np.ndarray, bac
     return g(explain) - g(background).mean(axis=0)
 
 
-def additive_game(d: int = 60, *, rows: int, background: int, seed: int = 0) -> Game:
+def additive_game(d: int = 60, *, rows: int, background: int, seed: int = 0) -> BenchmarkGame:
     """An additive game on two-norm rows with ``d`` features: ``f(z) = sum_j a_j sin(w_j z_j)``, ``a``
     standard normal and ``w`` uniform on ``[0.5, 2]`` (``default_rng([seed, d, 60])``); exact values in
     closed form (:func:`additive_ground_truth`)."""
@@ -112,5 +115,5 @@ def additive_game(d: int = 60, *, rows: int, background: int, seed: int = 0) -> 
     def f(Z: np.ndarray, a: np.ndarray = a, w: np.ndarray = w) -> np.ndarray:
         return (a * np.sin(w * np.asarray(Z, dtype=float))).sum(axis=1)
 
-    return Game(f"additive-{d}", "two-norm", f, explain, bg, additive_ground_truth(a, w, explain, bg),
+    return BenchmarkGame(f"additive-{d}", "two-norm", f, explain, bg, additive_ground_truth(a, w, explain, bg),
                 "closed form (additive)")
