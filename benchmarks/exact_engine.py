@@ -54,7 +54,7 @@ import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier
 from tqdm import tqdm
 
-from lib import data, shapley
+from lib import data, games, shapley
 from timing import run_times as _run_times
 from timing import quiet_libraries
 
@@ -195,7 +195,7 @@ def run(names: list[str], ds: list[int], rows: int, background: int, repeats: in
             raise AssertionError(f"{name} d={d}: engines disagree (shap {diff_shap:.3g}, shapiq {diff_shapiq:.3g})")
         # the reference path (the game's 2**d values, then the formula), from public functions:
         # on floats it is ours; on discretised data the fast path must agree with it
-        game = shapley.interventional_game(f, explain, bg)
+        game = games.interventional_game(f, explain, bg)
         reference = shapley.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
         diff_reference = float(np.abs(mine - (np.moveaxis(reference, -1, 1) if game.ndim == 3 else reference)).max())
         if not diff_reference <= 1e-12:

@@ -2,65 +2,9 @@
 
 Every formula the book uses lives here once; notebooks ``import lib`` and call it.
 
-Modules
--------
-shapley
-    The exact (2^d enumeration) and sampled (antithetic by default; Štrumbelj & Kononenko) Shapley engine.
-data
-    Loaders for every data set the book uses, with sha256 verification.
-plotting
-    Figure helpers (take an ``ax``, return it, set no global style).
-simplex
-    Aitchison geometry of the simplex: closure, perturbation, powering, clr, ILR, class-compositions.
-compositions
-    Shapley compositions of multiclass probabilities (Shapley values of ilr∘f, mapped back).
-bayesnet
-    Small exact discrete Bayesian networks (LUCAS).
-pyagrum_bridge
-    The book's Bayesian networks handed to pyAgrum (an independent peer for chapter 3).
-sdp
-    Same Decision Probability and Swing Shapley values (Amoukou & Brunel).
-sdp_estimation
-    The SDP estimated from data: matching rows, projected random forests.
-coalitional
-    Complete and coalitional influence inside attribute groups (Ferrettini et al.).
-grouping
-    The coalitional paper's six methods that find the attribute groups (§4).
-typical_value
-    Typical-value (negative-class mode) contributions for unbalanced binary classification.
-naive_bayes
-    Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).
-naive_bayes_sklearn
-    scikit-learn's four naive Bayes classifiers read as one term per feature (Eq. (L10) generalised).
-models
-    One way in for any model: a fitted classifier (its predict_proba) or a callable.
-khiops_nb
-    Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.
-kernel_comparison
-    KernelSHAP against the closed form: the pieces of Lemaire et al.'s Table 3 comparison.
-validation
-    The input checks every explainer applies (rows to explain, background rows).
-report
-    The reproduction report: every published number the book reproduces, classified.
-claims
-    The claims-table records a notebook builds (re-exported by ``report``).
-registry
-    The reproduction registries, read and validated (re-exported by ``report``).
-stable
-    Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.
-ranks
-    Ties in rank statistics of attributions.
-permutation_sampling
-    Antithetic permutation sampling, the book's recommended estimator past exact enumeration.
-regenerate
-    Every stored result of data/derived/, regenerated or checked by one command.
-parallel
-    Independent units of the long-run scripts through joblib (or dask).
-side_env
-    Pinned side environments for tools that cannot join the book's.
-experiments
-    One module per stored result of an experiment (constants, unit of work), shared by its
-    notebook and its script.
+The modules are listed once, in :data:`MODULES` below: ``lib.__all__``, this docstring's list
+(appended from it), CONTRIBUTING.md's map of ``lib`` and the API pages are read from it or
+checked against it (``lib/tests/test_lib_map.py``, ``lib/tests/test_api_page.py``).
 """
 
 from __future__ import annotations
@@ -68,40 +12,47 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = [
-    "bayesnet",
-    "claims",
-    "coalitional",
-    "compositions",
-    "counting",
-    "data",
-    "experiments",
-    "games",
-    "grouping",
-    "kernel_comparison",
-    "khiops_nb",
-    "models",
-    "naive_bayes",
-    "naive_bayes_compositions",
-    "naive_bayes_sklearn",
-    "parallel",
-    "permutation_sampling",
-    "plotting",
-    "pyagrum_bridge",
-    "ranks",
-    "registry",
-    "regenerate",
-    "report",
-    "sdp",
-    "sdp_estimation",
-    "shapley",
-    "side_env",
-    "simplex",
-    "stable",
-    "typical_value",
-    "validation",
-]
+#: Every public module of ``lib`` (a package ends its name in the map with ``/``) and what it holds,
+#: in one place.
+MODULES: dict[str, str] = {
+    'models': 'One way in for any model: a fitted classifier (its predict_proba) or a callable.',
+    'shapley': "The exact (2^d enumeration) and sampled (lib.sampling's estimators) Shapley engine.",
+    'games': 'The interventional game of a model, checked once per public call (Game): hybrid rows, where x and the background agree, the value function in numpy, a count of model rows.',
+    'result': 'ShapleyResult, the result every Shapley explainer returns (values, base values, outputs, names, to_explanation).',
+    'sampling': 'Estimators of Shapley values past exact enumeration, as plug-ins registered by name (antithetic, Štrumbelj & Kononenko).',
+    'counting': 'CountingModel: counts the model rows an explainer asks for (cost tables, budgets, benchmarks).',
+    'permutation_sampling': 'Deprecated: antithetic permutation sampling moved to lib.sampling.antithetic (kept one release).',
+    'validation': 'The input checks every explainer applies (rows to explain, background rows).',
+    'naive_bayes': 'Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).',
+    'naive_bayes_sklearn': "scikit-learn's four naive Bayes classifiers read as one term per feature (Eq. (L10) generalised).",
+    'khiops_nb': "Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.",
+    'kernel_comparison': "KernelSHAP against the closed form: the pieces of Lemaire et al.'s Table 3 comparison.",
+    'simplex': 'Aitchison geometry of the simplex: closure, perturbation, powering, clr, ILR, class-compositions.',
+    'compositions': 'Shapley compositions of multiclass probabilities (Shapley values of ilr∘f, mapped back).',
+    'naive_bayes_compositions': 'The Shapley compositions of a weighted naive Bayes in closed form, and the one-vs-rest reading.',
+    'bayesnet': 'Small exact discrete Bayesian networks (LUCAS).',
+    'pyagrum_bridge': "The book's Bayesian networks handed to pyAgrum (an independent peer for chapter 3).",
+    'sdp': 'Same Decision Probability and Swing Shapley values (Amoukou & Brunel).',
+    'sdp_estimation': 'The SDP estimated from data: matching rows, projected random forests.',
+    'typical_value': 'Typical-value (negative-class mode) contributions for unbalanced binary classification.',
+    'ranks': 'Ties in rank statistics of attributions.',
+    'coalitional': 'Complete and coalitional influence inside attribute groups (Ferrettini et al.).',
+    'grouping': "The coalitional paper's six methods that find the attribute groups (§4).",
+    'plotting': 'Figure helpers (take an ``ax``, return it, set no global style).',
+    'data': 'Loaders for every data set the book uses, with sha256 verification.',
+    'report': 'The reproduction report: every published number the book reproduces, classified.',
+    'claims': 'The claims-table records a notebook builds (re-exported by ``report``).',
+    'registry': 'The reproduction registries, read and validated (re-exported by ``report``).',
+    'stable': 'Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.',
+    'regenerate': 'Every stored result of data/derived/, regenerated or checked by one command.',
+    'parallel': 'Independent units of the long-run scripts through joblib (or dask).',
+    'side_env': "Pinned side environments for tools that cannot join the book's.",
+    'experiments': 'One module per stored result of an experiment (constants, unit of work), shared by its notebook and its script.',
+}
+
+__all__ = sorted(MODULES)
 __version__ = "0.1.0"
+__doc__ = (__doc__ or "") + "\nModules\n-------\n" + "".join(f"{name}\n    {what}\n" for name, what in MODULES.items())
 
 
 def __getattr__(name: str) -> ModuleType:

@@ -26,7 +26,8 @@ from lib.games import evaluate
 BLOCK_BYTES = 2**20
 
 
-def game_values(f: Callable[[Any], Any], X: np.ndarray, background: np.ndarray, max_rows_per_call: int) -> np.ndarray:
+def game_values(f: Callable[[Any], Any], X: np.ndarray, background: np.ndarray, max_rows_per_call: int,
+                progress: Callable[[float], Any] | None = None) -> np.ndarray:
     """All ``2**d`` coalition values of every row of an array ``X`` (``d >= 1``), ``(n, 2**d[, k])``.
 
     Every hybrid row ``(x_S, b_{-S})`` is evaluated, and ``v_x(S)`` is numpy's mean of the
@@ -36,7 +37,7 @@ def game_values(f: Callable[[Any], Any], X: np.ndarray, background: np.ndarray, 
     rows of a block are built once per explained row by doubling (copy the first half, put
     ``x`` in the new feature's column), and the blocks are visited in Gray-code order of their
     high features, so that the next block differs in one column, rewritten in place (the model
-    must not modify its input).
+    must not modify its input).  ``progress(k)`` (optional) is told of every ``k`` row-coalitions done.
     """
     n, d = X.shape
     m = background.shape[0]
@@ -72,5 +73,7 @@ def game_values(f: Callable[[Any], Any], X: np.ndarray, background: np.ndarray, 
             elif means.shape[2:] != result.shape[2:]:
                 raise ValueError("the model returned a different number of outputs between calls")
             result[start:stop, hi * n_low:(hi + 1) * n_low] = means
+            if progress is not None:
+                progress((stop - start) * n_low)
     assert result is not None
     return result

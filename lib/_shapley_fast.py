@@ -116,7 +116,7 @@ def _row_builder(game: Game) -> Callable[[np.ndarray, np.ndarray, np.ndarray], A
     return lambda inst, b, T: game.hybrid(inst, bitmask_rows(T, d), b)
 
 
-def shapley_values(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def shapley_values(game: Game, progress: Callable[[float], Any] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact interventional Shapley values of every row of ``X``, from each distinct hybrid row once.
 
     Book: :ref:`eq-found-interventional`, :ref:`eq-found-shapley` (book/foundations.md).
@@ -145,6 +145,8 @@ def shapley_values(game: Game) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             raise ValueError("the model returned a different number of outputs between calls")
         _pair_shapley(agree, offsets, labels, np.ascontiguousarray(out.reshape(len(out), -1)), p0, m,
                       values, base, outputs)
+        if progress is not None:  # in row-coalitions: each pair stands for 2**d of them, over m pairs
+            progress((p1 - p0) * 2**d / m)
         p0 = p1
     assert values is not None and base is not None and outputs is not None
     values /= m

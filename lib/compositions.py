@@ -464,9 +464,10 @@ def sample_shapley_compositions(
 
     The budget ``max_rows`` is in model rows per explained row, ``method`` a name of
     :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.shapley.sample_shapley`.
-    ``method="antithetic"`` (the default, the book's recommended estimator): antithetic permutation
-    sampling (:mod:`lib.sampling.antithetic`) of the ILR coordinates, each walk a sample of every
-    feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
+    ``method="strata"`` (the default, the book's recommended estimator, :mod:`lib.sampling.strata`):
+    each background row's game enumerated where that costs no more than walking it, else walked by
+    ``method="antithetic"``, antithetic permutation sampling (:mod:`lib.sampling.antithetic`) of the
+    ILR coordinates, each walk a sample of every feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
     Algorithms 1-2 (:mod:`lib.sampling.strumbelj_kononenko`).  One draw of Algorithm 1 is
     ``f(b_1) ⊖ f(b_2)``, in ILR ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is the
     ordinary mean in ILR.  ``"variance"`` is Algorithm 2 with the correct condition
@@ -647,6 +648,7 @@ def _shap_result(
     )
 
 
+@renamed_keywords(class_names="output_names")
 def shap_sampling_compositions(
     f: Model,
     X: Any,
@@ -656,7 +658,7 @@ def shap_sampling_compositions(
     seed: int,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.SamplingExplainer`` on ``ilr ∘ f``.
 
@@ -688,9 +690,10 @@ def shap_sampling_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, values, base, "shap-sampling", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)
 
 
+@renamed_keywords(class_names="output_names")
 def shap_permutation_compositions(
     f: Model,
     X: Any,
@@ -700,7 +703,7 @@ def shap_permutation_compositions(
     seed: int,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.PermutationExplainer`` on ``ilr ∘ f``.
 
@@ -731,4 +734,4 @@ def shap_permutation_compositions(
         np.random.set_state(state)
     res = _shap_result(g, Xa, ex.values, ex.base_values, "shap-permutation", feature_names)
     V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
+    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)

@@ -12,8 +12,23 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
-__all__ = ["CountingModel"]
+__all__ = ["ANNOUNCE_FEATURES", "CountingModel", "cost_bar"]
+
+#: Past this many features a call whose cost grows exponentially or quadratically in them (an
+#: exact enumeration of the ``2**d`` coalitions, the model-based grouping's fidelity search) says its
+#: estimated model rows before it starts and shows a progress bar (:func:`cost_bar`).
+ANNOUNCE_FEATURES = 16
+
+
+def cost_bar(what: str, model_rows: int, total: float, unit: str) -> tqdm:
+    """A progress bar that says the call's cost up front: ``what: about N model rows``.
+
+    ``total`` steps of ``unit`` (coalitions, fidelity evaluations); the caller updates it as the
+    work goes and closes it.  Written to stderr, as tqdm does.
+    """
+    return tqdm(total=total, unit=unit, desc=f"{what}: about {int(model_rows):,} model rows", leave=True)
 
 
 class CountingModel:

@@ -27,6 +27,9 @@ import pandas as pd
 from scipy import stats
 
 from lib.coalitional import Groups, check_groups
+from lib.counting import ANNOUNCE_FEATURES, cost_bar
+from lib.models import renamed_keywords
+from lib.validation import check_finite
 
 __all__ = [
     "ALL_METHODS",
@@ -63,15 +66,34 @@ def numeric_matrix(X: Any) -> np.ndarray:
         cols = []
         for c in X.columns:
             s = X[c]
+            if not isinstance(s.dtype, pd.CategoricalDtype):
+                _numeric_column(s.to_numpy(), repr(str(c)), s.index)
             cols.append(s.cat.codes.to_numpy() if isinstance(s.dtype, pd.CategoricalDtype) else s.to_numpy())
         A = np.column_stack(cols).astype(float) if cols else np.empty((len(X), 0))
     else:
-        A = np.asarray(X, dtype=float)
+        raw = np.asarray(X)
+        if raw.ndim == 2 and raw.dtype.kind not in "biuf":
+            for j in range(raw.shape[1]):
+                _numeric_column(raw[:, j], str(j), None)
+        A = raw.astype(float)
     if A.ndim != 2 or A.shape[0] < 3 or A.shape[1] < 1:
         raise ValueError(f"need a 2-D table with at least 3 rows and 1 attribute, got shape {A.shape}")
-    if not np.all(np.isfinite(A)):
-        raise ValueError("the attributes contain NaN or infinite values")
+    check_finite(X if isinstance(X, pd.DataFrame) else A, "X")
     return A
+
+
+def _numeric_column(values: np.ndarray, name: str, index: Any) -> None:
+    """Refuse a column of labels (strings): the grouping statistics need numbers."""
+    for r, v in enumerate(values):
+        if isinstance(v, (str, bytes)):
+            try:
+                float(v)
+            except ValueError:
+                at = f"row {r}" + (f" (index {index[r]!r})" if index is not None and index[r] != r else "")
+                raise ValueError(
+                    f"X's column {name} holds labels ({v!r} at {at}): PCA, VIF and Spearman need numbers. Make it "
+                    "a pandas Categorical (its codes are used) or encode it (e.g. OrdinalEncoder)"
+                ) from None
 
 
 def _check_alpha(alpha: float) -> float:
@@ -344,7 +366,7 @@ def find_groups(
 
     The data-driven methods (:data:`GROUP_METHODS`) need only ``X``; ``"Model"``
     (Algorithm 1, :func:`model_groups`) also needs the model's ``predict`` and takes
-    the keyword options of :func:`model_groups` (``seed``, ``max_rows``).
+    the keyword options of :func:`model_groups` (``seed``, ``fidelity_rows``, ``progress``).
     """
     if method == "Model":
         if predict is None:
@@ -354,6 +376,7 @@ def find_groups(
         raise ValueError(f"unknown grouping method {method!r}; known: {sorted(ALL_METHODS)}")
     if model_options:
         raise ValueError(f"options {sorted(model_options)} only apply to the model-based method")
+    numeric_matrix(X)  # labels, NaN and inf refused with the column, the row and the remedy
     return GROUP_METHODS[method](X, alpha)
 
 
@@ -444,14 +467,16 @@ def permutation_fidelity(
     return float(np.mean(new == lab))
 
 
+@renamed_keywords(max_rows="fidelity_rows")
 def model_groups(
     predict: Callable[[Any], Any],
     X: Any,
     alpha: float,
     *,
     seed: int = 0,
-    max_rows: int | None = None,
+    fidelity_rows: int | None = None,
     trace: list[dict[str, Any]] | None = None,
+    progress: bool | None = None,
 ) -> Groups:
     """Model-based coalition: coalitional paper, Algorithm 1 (§4.1), after ASTRID
     (Henelius et al., 2014).
@@ -493,7 +518,7 @@ def model_groups(
       fidelity is a deterministic function of its grouping; the code draws fresh
       random permutations for each evaluation and augments data sets of fewer than
       2500 rows with rows whose attributes are drawn independently — we use the rows
-      themselves (at most ``max_rows`` of them, drawn with ``seed``);
+      themselves (at most ``fidelity_rows`` of them, drawn with ``seed``);
     * fidelities are memoised within one call (the algorithm asks for some groupings
       twice).
 
@@ -509,25 +534,34 @@ def model_groups(
         The threshold ``δ`` in ``(0, 1)`` (the paper uses ``α ∈ (0, 0.5)``).
     seed
         Seed of the row sample and of the permutations.
-    max_rows
-        Measure fidelities on at most this many rows (a seeded sample).
+    fidelity_rows
+        Measure fidelities on at most this many rows (a seeded sample).  ``max_rows=``, its old
+        name, is deprecated: everywhere else in ``lib`` a ``max_rows`` is a budget of model rows per
+        explained row.
     trace
         If a list is given, one dict per fidelity evaluated is appended
         (``groups``, ``fidelity``) — for inspection and cost counting.
+    progress
+        Say the estimated cost (at most ``n (2 + d (d + 3) / 2)`` model rows for ``n`` rows and ``d``
+        attributes: one ``predict`` of ``n`` rows per fidelity) before starting and show a progress
+        bar of the fidelity evaluations (:func:`lib.counting.cost_bar`); ``None`` (default): when
+        ``d`` is over :data:`lib.counting.ANNOUNCE_FEATURES`.
     """
     delta = _check_alpha(alpha)
     Xv = X if isinstance(X, pd.DataFrame) else np.asarray(X)
     if Xv.ndim != 2 or Xv.shape[0] < 2 or Xv.shape[1] < 1:
         raise ValueError(f"X must be a 2-D table with at least 2 rows, got shape {Xv.shape}")
-    if isinstance(Xv, np.ndarray) and Xv.dtype.kind in "fc" and not np.all(np.isfinite(Xv)):
-        raise ValueError("X contains NaN or infinite values")
-    if max_rows is not None:
-        if max_rows < 2:
-            raise ValueError(f"max_rows must be at least 2, got {max_rows}")
-        if Xv.shape[0] > max_rows:
-            keep = np.sort(np.random.default_rng([int(seed), 1]).choice(Xv.shape[0], max_rows, replace=False))
+    check_finite(Xv, "X")
+    if fidelity_rows is not None:
+        if fidelity_rows < 2:
+            raise ValueError(f"fidelity_rows must be at least 2, got {fidelity_rows}")
+        if Xv.shape[0] > fidelity_rows:
+            keep = np.sort(np.random.default_rng([int(seed), 1]).choice(Xv.shape[0], fidelity_rows, replace=False))
             Xv = Xv.iloc[keep].reset_index(drop=True) if isinstance(Xv, pd.DataFrame) else Xv[keep]
     d = Xv.shape[1]
+    evaluations = 1 + d * (d + 3) // 2           # an upper bound of the fidelities Algorithm 1 asks for
+    bar = (cost_bar(f"model-based grouping of {d} attributes on {len(Xv)} rows", len(Xv) * (1 + evaluations),
+                    evaluations, "fidelity") if (progress if progress is not None else d > ANNOUNCE_FEATURES) else None)
     labels = np.asarray(predict(Xv))
     memo: dict[frozenset[tuple[int, ...]], float] = {}
 
@@ -536,6 +570,8 @@ def model_groups(
         key = frozenset(parts)
         if key not in memo:
             memo[key] = permutation_fidelity(predict, Xv, parts, labels=labels, seed=seed)
+            if bar is not None:
+                bar.update(1)
             if trace is not None:
                 trace.append({"groups": tuple(sorted(parts)), "fidelity": memo[key]})
         return memo[key]
@@ -561,4 +597,6 @@ def model_groups(
         else:
             R = [i for i in R if i != best_j]
             A = A + [best_j]
+    if bar is not None:
+        bar.close()
     return tuple(sigma)

@@ -49,6 +49,7 @@ from typing import Any, Iterator, Literal
 import numpy as np
 from scipy.stats import kendalltau, pearsonr
 
+from .models import renamed_keywords
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .ranks import tie_grid
 from .result import ShapleyResult
@@ -190,9 +191,10 @@ class _NaiveBayesOutput:
         return cols[0] if len(cols) == 1 else np.column_stack(cols)
 
 
+@renamed_keywords(positive="output")
 def naive_bayes_output(
     tables: NaiveBayesTables,
-    positive: Any,
+    output: Any,
     outputs: Output | Sequence[Output] = "proba",
     *,
     use_numba: bool = True,
@@ -225,7 +227,7 @@ def naive_bayes_output(
     outs = (outputs,) if isinstance(outputs, str) else tuple(outputs)
     if not outs or any(o not in OUTPUTS for o in outs):
         raise ValueError(f"outputs must be among {OUTPUTS}, got {outputs!r}")
-    bias, ratios = class_log_ratios(tables, positive)
+    bias, ratios = class_log_ratios(tables, output)
     terms = [w * r for w, r in zip(tables.weights, ratios)]
     return _NaiveBayesOutput(bias, terms, tables.n_parts, outs, use_numba)
 
@@ -328,11 +330,12 @@ def kernel_shap(
 # ---------------------------------------------------------------------------
 
 
+@renamed_keywords(positive="output")
 def background_shapley_values(
     tables: NaiveBayesTables,
     parts: np.typing.ArrayLike,
     background_parts: np.typing.ArrayLike,
-    positive: Any,
+    output: Any,
 ) -> tuple[np.ndarray, float]:
     """Eq. (L10) with the expectation over the background rows (Lemaire et al., Eq. (L10); §5.3).
 
@@ -346,8 +349,8 @@ def background_shapley_values(
 
     Returns ``values`` ``(n, d)`` and the base value ``mean_b LR(b)``.
     """
-    bias, terms_x = log_odds_terms(tables, parts, positive)
-    _, terms_b = log_odds_terms(tables, background_parts, positive)
+    bias, terms_x = log_odds_terms(tables, parts, output)
+    _, terms_b = log_odds_terms(tables, background_parts, output)
     if terms_b.shape[0] == 0:
         raise ValueError("background_parts has no rows")
     mean_b = terms_b.mean(axis=0)

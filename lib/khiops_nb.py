@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .models import output_index, renamed_keywords
 from .naive_bayes import NaiveBayesTables
 
 __all__ = [
@@ -458,31 +459,27 @@ class KhiopsSNB:
         :func:`output_laplace`.  ``(n, K)``, columns in :attr:`classes` order."""
         return output_laplace(self.predict_proba_eq1(X, parts), self.n_train)
 
-    def shapley_values(self, parts: np.typing.ArrayLike, positive: Any) -> np.ndarray:
+    @renamed_keywords(positive="output")
+    def shapley_values(self, parts: np.typing.ArrayLike, output: Any) -> np.ndarray:
         """Khiops' own Shapley values (:func:`khiops_shapley_tables`) for class
-        ``positive`` against the rest, ``(n, d)``.  For two classes they equal
-        ``lib.naive_bayes.shapley_values(self.tables(), parts, positive)``."""
+        ``output`` against the rest, ``(n, d)``.  For two classes they equal
+        ``lib.naive_bayes.shapley_values(self.tables(), parts, output)``."""
         t = self.tables()
         parts = t.check_parts(parts)
-        hits = np.flatnonzero(self.classes == positive)
-        if hits.size != 1:
-            raise ValueError(f"positive class {positive!r} is not one of {list(self.classes)}")
-        k = int(hits[0])
+        k = output_index(output, self.classes, len(self.classes))
         out = np.empty(parts.shape)
         for i, v in enumerate(self.variables):
             out[:, i] = khiops_shapley_tables(v.counts, v.weight)[parts[:, i], k]
         return out
 
-    def rest_likelihood(self, positive: Any) -> list[np.ndarray]:
+    @renamed_keywords(positive="output")
+    def rest_likelihood(self, output: Any) -> list[np.ndarray]:
         """Khiops' pooled ``P(part | ¬positive)`` per variable (``KIShapleyTable.cpp``):
         ``(n_p − n_pc + (J−1) ε) / (N − n_c + P (J−1) ε)``, ``ε = 1/(N+1)``.  For two
         classes it is the other class's column of :meth:`tables`; with more classes it is
         what Khiops' Shapley values use for "the rest" (``lib.naive_bayes`` uses the
         prior-weighted mixture of the per-class columns instead)."""
-        hits = np.flatnonzero(self.classes == positive)
-        if hits.size != 1:
-            raise ValueError(f"positive class {positive!r} is not one of {list(self.classes)}")
-        k = int(hits[0])
+        k = output_index(output, self.classes, len(self.classes))
         n, j = self.n_train, len(self.classes)
         eps_all = (j - 1) / (n + 1.0)
         out = []

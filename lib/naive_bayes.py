@@ -38,6 +38,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.preprocessing import KBinsDiscretizer
 
+from .models import output_index, renamed_keywords
 from .result import ShapleyResult
 
 __all__ = [
@@ -45,7 +46,6 @@ __all__ = [
     "ShapleyLookup",
     "WeightedNaiveBayes",
     "class_log_ratios",
-    "from_sklearn",
     "log_odds_terms",
     "multiclass_shapley",
     "one_vs_rest_log_odds",
@@ -166,14 +166,13 @@ def _column_max_unsigned(arr: np.ndarray, block: int = 64) -> np.ndarray:
     return out.astype(np.uint64)
 
 
-def _positive_index(tables: NaiveBayesTables, positive: Any) -> int:
-    hits = np.flatnonzero(np.asarray(tables.classes) == positive)
-    if hits.size != 1:
-        raise ValueError(f"positive class {positive!r} is not one of the classes {list(tables.classes)}")
-    return int(hits[0])
+def _positive_index(tables: NaiveBayesTables, output: Any) -> int:
+    """The explained class's index: :func:`lib.models.output_index` (a label, else a column index)."""
+    return output_index(output, np.asarray(tables.classes), len(tables.classes))
 
 
-def class_log_ratios(tables: NaiveBayesTables, positive: Any) -> tuple[float, list[np.ndarray]]:
+@renamed_keywords(positive="output")
+def class_log_ratios(tables: NaiveBayesTables, output: Any) -> tuple[float, list[np.ndarray]]:
     """Prior log-odds and per-part log-ratios ``λ_i(p)`` of one class against the rest.
 
     Book: :ref:`eq-nb-lambda` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb);
@@ -191,7 +190,7 @@ def class_log_ratios(tables: NaiveBayesTables, positive: Any) -> tuple[float, li
     ratios
         One array of shape ``(P_i,)`` per variable.
     """
-    c = _positive_index(tables, positive)
+    c = _positive_index(tables, output)
     rest = np.ones(len(tables.classes), dtype=bool)
     rest[c] = False
     p_rest = tables.prior[rest].sum()
@@ -210,8 +209,9 @@ def _gather(ratios: list[np.ndarray], parts: np.ndarray) -> np.ndarray:
     return out
 
 
+@renamed_keywords(positive="output")
 def log_odds_terms(
-    tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
+    tables: NaiveBayesTables, parts: np.typing.ArrayLike, output: Any
 ) -> tuple[float, np.ndarray]:
     """The decomposition of Eq. (L2) (Lemaire et al.): ``LR = bias + Σ_i terms[:, i]``.
 
@@ -220,19 +220,20 @@ def log_odds_terms(
     ``terms[n, i] = w_i λ_i(x_{n,i})``, the weighted log-ratio of each variable's part.
     """
     parts = tables.check_parts(parts)
-    bias, ratios = class_log_ratios(tables, positive)
+    bias, ratios = class_log_ratios(tables, output)
     return bias, _gather(ratios, parts) * tables.weights
 
 
+@renamed_keywords(positive="output")
 def weight_of_evidence(
-    tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
+    tables: NaiveBayesTables, parts: np.typing.ArrayLike, output: Any
 ) -> np.ndarray:
     """Weight of Evidence ``WoE_m = w_m log P(x_m | c) / P(x_m | ¬c)`` (Lemaire et al., Eq. (L15);
     Good, 1950).  Shape ``(n, d)``.
 
     Book: :ref:`eq-nb-woe` (notebooks/01-naive-bayes/02-woe-vs-shapley.ipynb).
     """
-    return log_odds_terms(tables, parts, positive)[1]
+    return log_odds_terms(tables, parts, output)[1]
 
 
 def _expected_terms(tables: NaiveBayesTables, ratios: list[np.ndarray]) -> np.ndarray:
@@ -240,8 +241,9 @@ def _expected_terms(tables: NaiveBayesTables, ratios: list[np.ndarray]) -> np.nd
     return tables.weights * np.array([pp @ r for pp, r in zip(tables.part_prob, ratios)])
 
 
+@renamed_keywords(positive="output")
 def shapley_values(
-    tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
+    tables: NaiveBayesTables, parts: np.typing.ArrayLike, output: Any
 ) -> tuple[np.ndarray, float]:
     """Exact Shapley values of the log-odds of a weighted naive Bayes (Lemaire et al., Eq. (L10)).
 
@@ -262,21 +264,22 @@ def shapley_values(
         ``LR(x) = base_value + Σ_m φ_m`` (efficiency).
     """
     parts = tables.check_parts(parts)
-    lookup = shapley_lookup(tables, [positive])
+    lookup = shapley_lookup(tables, [output])
     return lookup._gather(parts, 0), float(lookup.base_values[0])
 
 
+@renamed_keywords(positive="output")
 def shapley_result(
     tables: NaiveBayesTables,
     parts: np.typing.ArrayLike,
-    positive: Any,
+    output: Any,
     data: pd.DataFrame | np.ndarray | None = None,
 ) -> ShapleyResult:
     """Eq. (L10) as a :class:`lib.result.ShapleyResult` (``.to_explanation()`` gives a
     ``shap.Explanation`` for shap's plots).  ``data`` is what the plots show as feature
     values (default: the part labels)."""
     parts = tables.check_parts(parts)
-    values, base = shapley_values(tables, parts, positive)
+    values, base = shapley_values(tables, parts, output)
     if data is None:
         labels = tables.part_labels
         data = (np.array([[labels[i][p] for i, p in enumerate(row)] for row in parts], dtype=object)
@@ -305,7 +308,7 @@ def multiclass_shapley(
     is not the classifier's own ``log P(c|x) / (1 - P(c|x))`` (:func:`posterior_log_odds`),
     which with three classes or more is not a sum over the variables; its exact values are
     :func:`lib.shapley.exact_shapley` of that function (for scikit-learn's naive Bayes
-    classifiers, ``lib.naive_bayes.from_sklearn(model).shapley(X, background, game="posterior")``).
+    classifiers, ``lib.naive_bayes_sklearn.from_sklearn(model).shapley(X, background, game="posterior")``).
     For two classes the two games are one.
 
     Returns
@@ -654,19 +657,3 @@ def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> 
 # ---------------------------------------------------------------------------
 # scikit-learn's naive Bayes classifiers (lib.naive_bayes_sklearn)
 # ---------------------------------------------------------------------------
-
-
-def from_sklearn(model: Any) -> Any:
-    """A fitted ``CategoricalNB``, ``BernoulliNB``, ``GaussianNB`` or ``MultinomialNB``, whose
-    Shapley values are in closed form: :func:`lib.naive_bayes_sklearn.from_sklearn`.
-
-    Book: :ref:`eq-nb-sk-factors`, :ref:`eq-nb-sk-shapley`
-        (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
-
-    Returns a :class:`lib.naive_bayes_sklearn.SklearnNaiveBayes`: its ``shapley(X, background)``
-    gives Eq. (L10) generalised, for one class against the pooled rest (the paper's game, in
-    closed form) or the classifier's own log-odds (``game="posterior"``, exact engine).
-    """
-    from lib.naive_bayes_sklearn import from_sklearn as adapt  # it builds on this module
-
-    return adapt(model)

@@ -18,10 +18,10 @@ import numpy as np
 import numpy.typing as npt
 
 from lib import naive_bayes as nbm
-from lib import shapley as sh
 from lib.result import ShapleyResult
 from lib import simplex as sx
 from lib.compositions import ShapleyCompositions
+from lib.models import renamed_keywords
 
 __all__ = [
     "clr_l1_over_l2_bounds",
@@ -76,6 +76,7 @@ def naive_bayes_ilr_terms(
     return prior, terms
 
 
+@renamed_keywords(class_names="output_names")
 def naive_bayes_shapley_compositions(
     model: nbm.NaiveBayesTables | nbm.WeightedNaiveBayes,
     parts: npt.ArrayLike,
@@ -83,7 +84,7 @@ def naive_bayes_shapley_compositions(
     *,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
-    class_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
 ) -> ShapleyCompositions:
     """Exact Shapley compositions of a weighted naive Bayes, in closed form, at linear cost.
 
@@ -155,9 +156,9 @@ def naive_bayes_shapley_compositions(
         values=values, base_values=base, outputs=outputs, data=parts_arr, feature_names=names,
         method="naive-bayes-closed-form",
     )
-    if class_names is None:
-        class_names = [str(c) for c in tables.classes]
-    return ShapleyCompositions.from_ilr(res, values, V, class_names)
+    if output_names is None:
+        output_names = [str(c) for c in tables.classes]
+    return ShapleyCompositions.from_ilr(res, values, V, output_names)
 
 
 # ---------------------------------------------------------------------------

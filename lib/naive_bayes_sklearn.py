@@ -5,7 +5,7 @@
 the others pooled into one is a sum over the features, and its interventional Shapley values are
 Lemaire et al.'s closed form with the expectation over a background (book eqs.
 ``eq-nb-sk-rest``, ``eq-nb-sk-shapley``; chapter 1's first notebook derives them).
-:func:`from_sklearn` (also :func:`lib.naive_bayes.from_sklearn`) reads a fitted model;
+:func:`from_sklearn` reads a fitted model;
 :meth:`SklearnNaiveBayes.shapley` explains it.
 """
 
@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.models import output_index, renamed_keywords
 from lib.naive_bayes import NaiveBayesTables, shapley_lookup
 from lib.result import ShapleyResult
 
@@ -160,24 +161,22 @@ class SklearnNaiveBayes:
         codes = x.astype(np.int64)
         return np.stack([m.feature_log_prob_[i][:, codes[:, i]].T for i in range(x.shape[1])], axis=1)
 
-    def _class(self, positive: Any) -> int:
-        hits = np.flatnonzero(self.classes == positive)
-        if hits.size != 1:
-            raise ValueError(f"positive class {positive!r} is not one of the classes {self.classes.tolist()}")
-        return int(hits[0])
+    def _class(self, output: Any) -> int:
+        return output_index(output, self.classes, len(self.classes))
 
-    def _positives(self, positive: Any) -> list[int]:
-        if positive is not None:
-            return [self._class(positive)]
+    def _positives(self, output: Any) -> list[int]:
+        if output is not None:
+            return [self._class(output)]
         return [1] if len(self.classes) == 2 else list(range(len(self.classes)))
 
-    def rest_log_ratios(self, X: Any, positive: Any) -> tuple[float, np.ndarray]:
-        """Bias ``log π_c / π_¬c`` and ``λ_i(x_i)`` ``(n, d)`` of class ``positive`` against the
+    @renamed_keywords(positive="output")
+    def rest_log_ratios(self, X: Any, output: Any) -> tuple[float, np.ndarray]:
+        """Bias ``log π_c / π_¬c`` and ``λ_i(x_i)`` ``(n, d)`` of class ``output`` against the
         pooled rest (book eq. ``eq-nb-sk-rest``; Lemaire et al.'s §3 extension).
 
         Book: :ref:`eq-nb-sk-rest` (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).
         """
-        return self._rest(self._rows(X), self._class(positive))
+        return self._rest(self._rows(X), self._class(output))
 
     def _rest(self, x: np.ndarray, c: int) -> tuple[float, np.ndarray]:
         """:meth:`rest_log_ratios` of checked rows, for the class of index ``c``."""
@@ -204,7 +203,8 @@ class SklearnNaiveBayes:
             out[:, k] = s[:, k] - np.logaddexp.reduce(np.delete(s, k, axis=1), axis=1)
         return out
 
-    def shapley(self, X: Any, background: Any = None, *, positive: Any = None, game: str = "pooled-rest",
+    @renamed_keywords(positive="output")
+    def shapley(self, X: Any, background: Any = None, *, output: Any = None, game: str = "pooled-rest",
                 feature_names: Sequence[str] | None = None) -> ShapleyResult:
         """Interventional Shapley values of a log-odds of the classifier, for the rows ``X``.
 
@@ -220,7 +220,8 @@ class SklearnNaiveBayes:
         :func:`lib.shapley.exact_shapley` on that function (``background`` required, at most
         :data:`lib.games.MAX_EXACT_FEATURES` features).  For two classes the games coincide.
 
-        ``positive``: the class explained; default the second class for two classes, every class
+        ``output``: the class explained (a label of ``classes_``, else a column index:
+        :func:`lib.models.output_index`; ``positive=``, its old name, is deprecated); default the second class for two classes, every class
         (one output each) for more.  The result's ``method`` and ``output_names`` name the game.
 
         Columns: for a model fitted on a DataFrame, the columns of ``X`` and of ``background`` are
@@ -233,7 +234,7 @@ class SklearnNaiveBayes:
         x, names = self._checked(X)
         names = _feature_names(names, feature_names, x.shape[1])
         bg = None if background is None else self._checked(background, "background", names)[0]
-        ks = self._positives(positive)
+        ks = self._positives(output)
         labels = [str(self.classes[k]) for k in ks]
         if game == "posterior":
             if bg is None:
@@ -314,7 +315,7 @@ def _feature_names(matched: list[str] | None, given: Sequence[str] | None, d: in
 
 def from_sklearn(model: Any) -> SklearnNaiveBayes:
     """A fitted ``CategoricalNB``, ``BernoulliNB``, ``GaussianNB`` or ``MultinomialNB`` as
-    :class:`SklearnNaiveBayes`, whose Shapley values are in closed form (:func:`lib.naive_bayes.from_sklearn`).
+    :class:`SklearnNaiveBayes`, whose Shapley values are in closed form.
 
     Book: :ref:`eq-nb-sk-factors`, :ref:`eq-nb-sk-shapley`
         (notebooks/01-naive-bayes/01-shapley-values-of-naive-bayes.ipynb).

@@ -197,15 +197,17 @@ def _conditional_game(g: np.typing.ArrayLike, p: np.ndarray, sx: np.ndarray, d: 
     return num[:, comp] / den_s
 
 
-def _members(mask: int, d: int) -> list[int]:
-    return [i for i in range(d) if (int(mask) >> i) & 1]
+def _members(mask: int, d: int, names: Sequence[str] | None = None) -> list[int] | list[str]:
+    members = [i for i in range(d) if (int(mask) >> i) & 1]
+    return [str(names[i]) for i in members] if names is not None else members
 
 
-def _coalitions(bad: np.ndarray, smallest: int, d: int) -> str:
-    """``"3 coalitions, the smallest the features [0, 2]"`` (or one coalition, named)."""
+def _coalitions(bad: np.ndarray, smallest: int, d: int, names: Sequence[str] | None = None) -> str:
+    """``"3 coalitions, the smallest the features [0, 2]"`` (or one coalition, named; by the
+    features' names when given)."""
     if len(bad) == 1:
-        return f"the coalition of the features {_members(smallest, d)}"
-    return f"{len(bad)} coalitions, the smallest the features {_members(smallest, d)}"
+        return f"the coalition of the features {_members(smallest, d, names)}"
+    return f"{len(bad)} coalitions, the smallest the features {_members(smallest, d, names)}"
 
 
 def _unseen_error(zero: np.ndarray, d: int) -> ValueError:
@@ -309,8 +311,9 @@ def check_pi(pi: float) -> float:
     return float(pi)
 
 
-def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
-    """SDPs over the ``2**d`` coalitions (last axis) as a float array of probabilities, else ``ValueError``."""
+def check_sdp(sdp: np.typing.ArrayLike, feature_names: Sequence[str] | None = None) -> np.ndarray:
+    """SDPs over the ``2**d`` coalitions (last axis) as a float array of probabilities, else
+    ``ValueError`` (naming the features by ``feature_names`` when given)."""
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
@@ -322,7 +325,7 @@ def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
         smallest = int(bad[np.argmin([bin(int(S)).count("1") for S in bad])])
         where = f"row {k}" if s.ndim > 1 else "the instance"
         raise ValueError(
-            f"the SDP of {where} is undefined (NaN) for {_coalitions(bad, smallest, d)}: no row of the data matches the instance on them "
+            f"the SDP of {where} is undefined (NaN) for {_coalitions(bad, smallest, d, feature_names)}: no row of the data matches the instance on them "
             "(lib.sdp_estimation.empirical_sdp returns NaN there rather than a number). Remedy: more rows "
             "of data, an estimator that pools coarser cells (lib.sdp_estimation.forest_sdp), or explain "
             "rows whose values occur in the data"
@@ -332,26 +335,26 @@ def check_sdp(sdp: np.typing.ArrayLike) -> np.ndarray:
     return s
 
 
-def swing_game(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
+def swing_game(sdp: np.typing.ArrayLike, pi: float, *, feature_names: Sequence[str] | None = None) -> np.ndarray:
     """The swing game of Eq. (A3.1): ``v(S) = 1`` if ``SDP_S >= pi`` else ``0`` (same shape as ``sdp``).
 
     Book: :ref:`eq-sdp-swing-game`
         (notebooks/03-same-decision-probability/03-swing-shapley-figure-1.ipynb).
 
-    ``pi`` must lie in ``(0, 1]``.
+    ``pi`` must lie in ``(0, 1]``; ``feature_names`` name the features in the errors.
     """
     pi = check_pi(pi)
-    return (check_sdp(sdp) >= pi).astype(float)
+    return (check_sdp(sdp, feature_names) >= pi).astype(float)
 
 
-def swing_shapley(sdp: np.typing.ArrayLike, pi: float) -> np.ndarray:
+def swing_shapley(sdp: np.typing.ArrayLike, pi: float, *, feature_names: Sequence[str] | None = None) -> np.ndarray:
     """Swing Shapley values (Definition 3.2): the Shapley values of the swing game, ``(..., d)``.
 
     Computed by :func:`lib.shapley.shapley_from_game` (the paper's Eq. (A2.2) with
     ``v_{SDP,pi}`` in place of ``f_S``).  By efficiency they sum to ``v(N) - v(∅)``,
     i.e. to ``1 - 1{SDP_∅ >= pi}`` since ``SDP_N = 1``.
     """
-    return sh.shapley_from_game(swing_game(sdp, pi))
+    return sh.shapley_from_game(swing_game(sdp, pi, feature_names=feature_names))
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ from typing import Any
 import pandas as pd
 
 from lib.bayesnet import state_index
-from lib.models import model_and_output_names
+from lib.models import ClassifierFunction, model_and_output_names, output_index, renamed_keywords
 from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
 from lib.games import bitmask_rows
 from lib.result import ShapleyResult
@@ -79,15 +79,29 @@ class EstimatedSDP:
         return ~np.isnan(self.sdp)
 
 
-def _check_rows(a: np.typing.ArrayLike, what: str, d: int | None = None) -> np.ndarray:
-    arr = np.asarray(a)
-    if arr.ndim == 1 and what == "x":
+def _check_rows(a: Any, what: str, d: int | None = None) -> np.ndarray:
+    """0/1 rows as their states; a DataFrame's columns named in the errors, a bad cell by row,
+    column and remedy."""
+    arr = a.to_numpy() if isinstance(a, pd.DataFrame) else np.asarray(a)
+    if arr.ndim == 1 and what in ("x", "X"):
         arr = arr[None, :]
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise ValueError(f"{what} must be a non-empty 2-D array of 0/1 rows, got shape {np.shape(a)}")
     if d is not None and arr.shape[1] != d:
         raise ValueError(f"{what} has {arr.shape[1]} features, the data have {d}")
-    return state_index(arr)  # ValueError on NaN / non-binary entries
+    try:
+        ok = (arr == 0) | (arr == 1)
+    except (TypeError, ValueError):
+        ok = np.zeros(arr.shape, dtype=bool)
+    ok = np.asarray(ok, dtype=bool)
+    if not ok.all():
+        r, j = (int(v[0]) for v in np.nonzero(~ok))
+        col = repr(str(a.columns[j])) if isinstance(a, pd.DataFrame) else str(j)
+        raise ValueError(
+            f"{what} row {r}, column {col}: {arr[r, j].item() if isinstance(arr[r, j], np.generic) else arr[r, j]!r} is not a binary state (0 or 1). The SDP here is "
+            "defined on 0/1 features: binarise the column (e.g. x > threshold) before explaining"
+        )
+    return state_index(arr.astype(np.int64))
 
 
 def _check_decisions(c: np.typing.ArrayLike, n: int, what: str) -> np.ndarray:
@@ -329,6 +343,7 @@ def _decisions(f: Any, rows: Any, column: int | None, threshold: float, what: st
     return (p >= threshold).astype(int)
 
 
+@renamed_keywords(positive="output")
 def swing_explanation(
     model: Any,
     X: Any,
@@ -336,7 +351,7 @@ def swing_explanation(
     *,
     pi: float = 0.9,
     threshold: float = 0.5,
-    positive: Any = None,
+    output: Any = None,
     estimator: str = "empirical",
     forest: object | None = None,
     min_count: int = 1,
@@ -349,7 +364,8 @@ def swing_explanation(
         (notebooks/03-same-decision-probability/04-estimated-sdp.ipynb).
 
     Amoukou & Brunel, Definitions 3.1-3.2, for any model of ``d`` 0/1 features: the decision
-    ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``positive``
+    ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``output`` (a label of
+    ``classes_`` or a column index, :func:`lib.models.output_index`; ``positive=``, its old name, is deprecated)
     (default the second class of a classifier; a callable returns ``(r,)`` probabilities or
     ``(r, K)``, column 1 by default), on the rows of ``data`` and of ``X``; the SDP of every
     coalition by :func:`empirical_sdp` (``estimator="empirical"``) or :func:`forest_sdp`
@@ -368,10 +384,9 @@ def swing_explanation(
         raise ValueError("estimator='forest' needs forest= (a fitted scikit-learn tree ensemble), and only it")
     f, classes = model_and_output_names(model, None)
     column = None
-    if positive is not None:
-        if classes is None or str(positive) not in classes:
-            raise ValueError(f"positive class {positive!r} is not one of the model's classes {classes}")
-        column = classes.index(str(positive))
+    if output is not None:
+        column = output_index(output, f.classes if isinstance(f, ClassifierFunction) else classes,
+                              len(classes) if classes is not None else None)
     c_data = _decisions(f, data, column, threshold, "data")
     c_x = _decisions(f, X, column, threshold, "X")
     if estimator == "empirical":
@@ -383,6 +398,6 @@ def swing_explanation(
     names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
     game = swing_game(np.nan_to_num(sdp, nan=0.0), pi)
     return ShapleyResult(
-        values=swing_shapley(sdp, pi), base_values=game[:, 0], outputs=game[:, -1],
+        values=swing_shapley(sdp, pi, feature_names=names), base_values=game[:, 0], outputs=game[:, -1],
         data=X, feature_names=names, output_names=[f"SDP >= {pi:g}"], method=f"swing-shapley-{estimator}",
     )

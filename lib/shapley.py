@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from lib import sampling
+from lib.counting import ANNOUNCE_FEATURES, cost_bar
 from lib.games import MAX_EXACT_FEATURES, Game, bitmask_rows
 from lib.result import ShapleyResult
 from lib.sampling.strumbelj_kononenko import sampling_rows
@@ -257,22 +258,28 @@ def exact_shapley(
     game = _game(f, X, background, "exact_shapley", output=output, feature_names=feature_names,
                  output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
     check_enumerable(game.d, max_features)
+    n, d, m = game.n, game.d, game.m
+    bar = (cost_bar(f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows", n * 2**d * m,
+                    n * 2**d, "coalition") if d > ANNOUNCE_FEATURES else None)
+    progress = bar.update if bar is not None else None
     if exact_path(game.X, game.background) == "fast":
         from lib import _shapley_fast  # numba: imported on the first call that needs it
 
-        values, base, outputs = _shapley_fast.shapley_values(game)
+        values, base, outputs = _shapley_fast.shapley_values(game, progress)
     else:
         if game.d == 0:
             game_v = game.coalition_values(bitmask_rows(np.arange(1), 0))
         else:
             from lib import _shapley_blocks
 
-            game_v = _shapley_blocks.game_values(game.f, game.X, game.background, game.max_rows_per_call)
+            game_v = _shapley_blocks.game_values(game.f, game.X, game.background, game.max_rows_per_call, progress)
         if game_v.ndim == 3:  # (n, 2**d, k) -> (n, k, 2**d) -> (n, k, d) -> (n, d, k)
             values = np.moveaxis(shapley_from_game(np.moveaxis(game_v, 1, 2)), 1, 2)
         else:
             values = shapley_from_game(game_v)
         base, outputs = game_v[:, 0], game_v[:, -1]
+    if bar is not None:
+        bar.close()
     return ShapleyResult(
         values=values,
         base_values=base,
@@ -382,9 +389,11 @@ def sample_shapley(
     rng
         A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``.
     method
-        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"antithetic"``
-        (the default, the book's recommended estimator: :mod:`lib.sampling.antithetic`, orderings
-        walked forwards and backwards, Mitchell et al., 2022), ``"uniform"`` and ``"variance"``
+        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"strata"`` (the
+        default, the book's recommended estimator, :mod:`lib.sampling.strata`: each background row's
+        game enumerated where that costs no more than walking it, else walked as by
+        ``"antithetic"``), ``"antithetic"`` (:mod:`lib.sampling.antithetic`, orderings walked
+        forwards and backwards, Mitchell et al., 2022), ``"uniform"`` and ``"variance"``
         (Štrumbelj & Kononenko's Algorithms 1 and 2, :mod:`lib.sampling.strumbelj_kononenko`: the
         estimators chapter 0 and chapter 2 study).
     options

@@ -60,7 +60,7 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from .games import mix_rows
-from .models import ClassifierFunction, as_model
+from .models import ClassifierFunction, as_model, output_index, renamed_keywords
 from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
 from .result import ShapleyResult
@@ -303,23 +303,20 @@ def _typical_donor(X: pd.DataFrame, typical: TypicalValues) -> pd.DataFrame:
     return pd.DataFrame(cols, columns=X.columns)
 
 
-def _positive_column(model: Any, positive: Any) -> tuple[Any, int | None]:
+def _positive_column(model: Any, output: Any) -> tuple[Any, int | None]:
     """The function to evaluate (:func:`lib.models.as_model`) and the column of the positive class
     (``None``: a callable's one output, or column 1 of its two)."""
     f = as_model(model)
     if not isinstance(f, ClassifierFunction):
-        if positive is not None:
-            raise ValueError("positive= needs a fitted classifier (with classes_); a function returns the "
+        if output is not None:
+            raise ValueError("output= needs a fitted classifier (with classes_); a function returns the "
                              "positive class's probability (one column) or two columns")
         return f, None
     if len(f.classes) != 2:
         raise ValueError(f"the draft's contributions are for a binary classifier; the model has {len(f.classes)} classes")
-    if positive is None:
+    if output is None:
         return f, 1
-    hits = np.flatnonzero(f.classes == positive)
-    if hits.size != 1:
-        raise ValueError(f"positive class {positive!r} is not one of the classes {list(f.classes)}")
-    return f, int(hits[0])
+    return f, output_index(output, f.classes, len(f.classes))
 
 
 def _predict(f: Any, rows: pd.DataFrame, was_frame: bool, col: int | None, max_rows_per_call: int) -> np.ndarray:
@@ -391,13 +388,14 @@ def _result(out: np.ndarray, reduced: np.ndarray, X: pd.DataFrame, was_frame: bo
     )
 
 
+@renamed_keywords(positive="output")
 def typical_value_contributions(
     model: Any,
     X: ArrayOrFrame | np.typing.ArrayLike,
     typical: TypicalValues,
     *,
     scale: Scale = "log",
-    positive: Any = None,
+    output: Any = None,
     clip: float | None = None,
     allow_nan: bool = False,
     max_rows_per_call: int = 2**16,
@@ -410,7 +408,9 @@ def typical_value_contributions(
     ``bias(x) = s(f(x)) − Σ_k log f_{-k}(x)`` (step 3: the bias "ensures equality").
 
     ``model.predict_proba`` is called once on the ``n (d + 1)`` rows (in chunks of at most
-    ``max_rows_per_call``); ``f`` is the column of ``positive`` (default ``classes_[1]``).
+    ``max_rows_per_call``); ``f`` is the column of ``output`` (a label of ``classes_``
+    or a column index, :func:`lib.models.output_index`; default ``classes_[1]``; ``positive=``, its old
+    name, is deprecated).
     ``X`` is passed to the model as it is given: a DataFrame (categorical columns keep their
     dtype) or an array.
 
@@ -432,7 +432,7 @@ def typical_value_contributions(
         ``clip=eps`` is given, which clips the probabilities into ``[eps, 1 − eps]``.
     """
     frame, was_frame = check_rows(X, len(typical.feature_names), allow_nan)
-    f, col = _positive_column(model, positive)
+    f, col = _positive_column(model, output)
     donor = _typical_donor(frame, typical)
     n, d = frame.shape
     inst = np.tile(np.arange(n), d + 1)
@@ -444,13 +444,14 @@ def typical_value_contributions(
     return _result(s_x, s_k, frame, was_frame, f"typical-value-{scale}")
 
 
+@renamed_keywords(positive="output")
 def integral_contributions(
     model: Any,
     X: ArrayOrFrame | np.typing.ArrayLike,
     background: ArrayOrFrame | np.typing.ArrayLike,
     *,
     scale: Scale = "log",
-    positive: Any = None,
+    output: Any = None,
     clip: float | None = None,
     allow_nan: bool = False,
     max_rows_per_call: int = 2**16,
@@ -475,7 +476,7 @@ def integral_contributions(
     frame, was_frame = check_rows(X, None, allow_nan)
     bg, _ = check_rows(background, frame.shape[1], allow_nan, name="background")
     check_same_columns(frame, bg)
-    f, col = _positive_column(model, positive)
+    f, col = _positive_column(model, output)
     n, d = frame.shape
     m = len(bg)
     # block-major: (row i, feature k, background j)
@@ -513,8 +514,9 @@ def _lik_terms(tables: NaiveBayesTables, parts: np.ndarray) -> np.ndarray:
     return np.stack([np.log(lik[parts[:, k]]) for k, lik in enumerate(tables.likelihood)], axis=1)
 
 
+@renamed_keywords(positive="output")
 def nb_leave_one_out(
-    tables: NaiveBayesTables, parts: np.typing.ArrayLike, positive: Any
+    tables: NaiveBayesTables, parts: np.typing.ArrayLike, output: Any
 ) -> tuple[np.ndarray, np.ndarray]:
     """Exact ``log p_{-k} = log P(c | x) − log P(c | x_{-k})`` of a naive Bayes model.
 
@@ -534,9 +536,7 @@ def nb_leave_one_out(
         ``log P(c | x)``, ``(n,)``.
     """
     parts = _nb_checked(tables, parts)
-    c = int(np.flatnonzero(np.asarray(tables.classes) == positive)[0]) if positive in list(tables.classes) else None
-    if c is None:
-        raise ValueError(f"positive class {positive!r} is not one of the classes {list(tables.classes)}")
+    c = output_index(output, np.asarray(tables.classes), len(tables.classes))
     lik = _lik_terms(tables, parts)  # (n, d, K)
     joint = np.log(tables.prior) + lik.sum(axis=1)  # (n, K)
     log_px = logsumexp(joint, axis=1)  # (n,)
@@ -558,8 +558,9 @@ def nb_log_c(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> np.ndarray
     return (lik.shape[1] - 1) * log_px - log_px_minus.sum(axis=1)
 
 
+@renamed_keywords(positive="output")
 def nb_typical_log_odds(
-    tables: NaiveBayesTables, parts: np.typing.ArrayLike, typical_parts: np.typing.ArrayLike, positive: Any
+    tables: NaiveBayesTables, parts: np.typing.ArrayLike, typical_parts: np.typing.ArrayLike, output: Any
 ) -> tuple[np.ndarray, float]:
     """Typical-value contributions of a naive Bayes model on the log-odds, in closed form.
 
@@ -582,7 +583,7 @@ def nb_typical_log_odds(
 
     parts = _nb_checked(tables, parts)
     typ = tables.check_parts(np.asarray(typical_parts).reshape(1, -1))[0]
-    bias0, ratios = class_log_ratios(tables, positive)
+    bias0, ratios = class_log_ratios(tables, output)
     at_x = np.stack([r[parts[:, k]] for k, r in enumerate(ratios)], axis=1)
     at_typ = np.array([r[typ[k]] for k, r in enumerate(ratios)])
     return at_x - at_typ, float(bias0 + at_typ.sum())
@@ -759,7 +760,8 @@ def agreement(values: np.typing.ArrayLike, reference: np.typing.ArrayLike, *, to
 # ---------------------------------------------------------------------------
 
 
-def log_and_logit(model: Any, *, positive: Any = None, clip: float | None = None) -> Any:
+@renamed_keywords(positive="output")
+def log_and_logit(model: Any, *, output: Any = None, clip: float | None = None) -> Any:
     """``Z ↦ [log f(Z), logit f(Z)]``, shape ``(r, 2)``: the two output scales of the chapter.
 
     ``f`` is the positive-class column of ``model.predict_proba`` (default ``classes_[1]``);
@@ -770,7 +772,7 @@ def log_and_logit(model: Any, *, positive: Any = None, clip: float | None = None
     contributions are on exactly the same scale. Inputs are passed to the model as given
     (DataFrame or array).
     """
-    f, col = _positive_column(model, positive)
+    f, col = _positive_column(model, output)
     if clip is not None and not 0 < clip < 0.5:
         raise ValueError("clip must lie in (0, 0.5)")
 

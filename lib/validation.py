@@ -61,7 +61,8 @@ def _place(frame_or_array: Any, row: int, col: int) -> str:
     and its index label when it is not the position)."""
     if isinstance(frame_or_array, pd.DataFrame):
         label = frame_or_array.index[row]
-        at = f"row {row}" + (f" (index {label!r})" if not (isinstance(label, (int, np.integer)) and label == row) else "")
+        label = label.item() if isinstance(label, np.generic) else label
+        at = f"row {row}" + (f" (index {label!r})" if not (isinstance(label, int) and label == row) else "")
         return f"{at}, column {str(frame_or_array.columns[col])!r}"
     return f"row {row}, column {col}"
 

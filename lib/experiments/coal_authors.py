@@ -660,7 +660,7 @@ def run_model(name: str, *, python: Path, code: Path, parts: Path = PARTS, class
             if cell["alpha"] not in book:
                 start = time.process_time()
                 groups = gr.find_groups(A, "Model", cell["alpha"], predict=model.predict, seed=seed,
-                                        max_rows=fidelity_rows)
+                                        fidelity_rows=fidelity_rows, progress=False)
                 book[cell["alpha"]] = groups, time.process_time() - start
             ours, book_seconds = book[cell["alpha"]]
             theirs_groups = cell.get("groups", [])

@@ -100,7 +100,8 @@ def run_pair(name: str, clf: str, *, alphas, methods, n_explain: int, fidelity_r
         for alpha in alphas:
             t0 = time.process_time()
             if method == "Model":
-                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
+                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, fidelity_rows=fidelity_rows,
+                                        progress=False)  # the script shows its own progress
             else:
                 groups = gr.find_groups(A, method, alpha)
             t_groups = time.process_time() - t0

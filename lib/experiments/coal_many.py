@@ -31,6 +31,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 import lib.data
 from lib import coalitional as co
 from lib import grouping as gr
+from lib import games
 from lib import shapley as sh
 from lib.claims import Claim
 from lib.counting import CountingModel
@@ -139,14 +140,15 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
         for alpha in ALPHAS:
             t0 = time.process_time()
             if method == "Model":
-                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, max_rows=fidelity_rows)
+                groups = gr.find_groups(A, method, alpha, predict=model.predict, seed=seed, fidelity_rows=fidelity_rows,
+                                        progress=False)  # the script shows its own progress
             elif scaled:
                 groups = gr.pca_groups(A, alpha, scale=True)
             else:
                 groups = gr.find_groups(A, method, alpha)
             t_groups = time.process_time() - t0
             largest = max(len(g) for g in groups)
-            n_coal = len(co.coalitions_needed(groups, d)) if largest <= sh.MAX_EXACT_FEATURES else None
+            n_coal = len(co.coalitions_needed(groups, d)) if largest <= games.MAX_EXACT_FEATURES else None
             computed = n_coal is not None and n_coal <= BUDGET
             record = {
                 "data set": name, "classifier": kind, "n attributes": d, "rows": n,
@@ -219,7 +221,7 @@ def pair_claims(grid: pd.DataFrame) -> tuple[list[Claim], int, int]:
     undecided = untestable = 0
 
     def shown(cost: float, row: pd.Series) -> str:
-        return f"{cost:,.0f}" if np.isfinite(cost) else f"over 2^{sh.MAX_EXACT_FEATURES} (a group of {row['largest group']})"
+        return f"{cost:,.0f}" if np.isfinite(cost) else f"over 2^{games.MAX_EXACT_FEATURES} (a group of {row['largest group']})"
 
     for dataset, kind in grid.drop_duplicates(["data set", "classifier"])[["data set", "classifier"]].itertuples(index=False):
         for alpha in ALPHAS:

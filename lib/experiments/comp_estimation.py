@@ -33,6 +33,7 @@ from lib.compositions import (
 from lib.counting import CountingModel
 from lib.regenerate.result import Result
 from lib.shapley import sampling_rows
+from lib.sampling.strumbelj_kononenko import VarianceOptions
 from lib.validation import check_finite_inputs
 
 __all__ = ["APPENDIX_D", "APPENDIX_E", "BUDGETS", "ESTIMATORS", "N_BACKGROUND", "N_SEEDS", "ROWS", "allocation_claim",
@@ -170,7 +171,7 @@ def estimation_errors(
         raw = sample_shapley_compositions(
             counter, Xa, bg, max_rows=sampling_rows(int(n_samples), m=m),
             rng=np.random.default_rng([seed, n_samples, k]), method=allocation,
-            **({"min_samples": min_samples, "batch_size": batch_size} if allocation == "variance" else {}),
+            options=VarianceOptions(min_samples=min_samples, batch_size=batch_size) if allocation == "variance" else None,
         )
         assert raw.shapley.variances is not None
         adjusted = adjust_efficiency_compositions(

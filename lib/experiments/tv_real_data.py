@@ -143,7 +143,7 @@ def compare_with_shapley(
     d = frame.shape[1]
     if not ks or any(not 1 <= k <= d for k in ks):
         raise ValueError(f"top_k must be a non-empty list of integers in 1..{d}")
-    f_out = log_and_logit(model, positive=positive, clip=clip)
+    f_out = log_and_logit(model, output=positive, clip=clip)
     shap_res = _exact_shapley(f_out, rows, background)
     p = np.exp(shap_res.outputs[:, 0])
     parts = []
@@ -151,9 +151,9 @@ def compare_with_shapley(
         ref = shap_res.values[:, :, j]
         for method, res in (
             ("typical value", typical_value_contributions(model, rows, typical, scale=scale,
-                                                          positive=positive, clip=clip)),
+                                                          output=positive, clip=clip)),
             ("integral", integral_contributions(model, rows, background, scale=scale,
-                                                positive=positive, clip=clip)),
+                                                output=positive, clip=clip)),
         ):
             m = agreement(res.values, ref, top_k=ks[0])
             block = pd.DataFrame({

@@ -153,7 +153,7 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
         estimate); ``n_samples``: ``2 * pairs * background_per_pair`` walks per feature; base values
         exact (the mean of ``f`` over the whole background).
     """
-    X, background = game.X, game.background
+    X = game.X
     n, d, m = game.n, game.d, game.m
     q = int(options.background_per_pair)
     n_pairs = options.n_pairs

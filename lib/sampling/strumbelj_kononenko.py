@@ -30,7 +30,7 @@ A budget of ``max_rows`` model rows per explained row makes ``(max_rows - 1 - m)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np

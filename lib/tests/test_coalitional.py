@@ -216,7 +216,8 @@ def _linear_model(X):
 
 
 def test_interventional_values_match_engine_and_count_calls():
-    from lib.shapley import exact_shapley, interventional_game
+    from lib.games import interventional_game
+    from lib.shapley import exact_shapley
 
     rng = np.random.default_rng(7)
     d, n, m = 5, 3, 4
@@ -514,9 +515,12 @@ def test_model_groups_bad_input():
         gr.model_groups(_interaction_model, Xn, 0.1)
     with pytest.raises(ValueError, match="overlap"):
         gr.permutation_fidelity(_interaction_model, X, [[0, 1], [1, 2]])
-    with pytest.raises(ValueError, match="max_rows"):
-        gr.model_groups(_interaction_model, X, 0.1, max_rows=1)
-    assert gr.model_groups(_interaction_model, X, 0.1, max_rows=30)  # a sample of rows works
+    with pytest.raises(ValueError, match="fidelity_rows"):
+        gr.model_groups(_interaction_model, X, 0.1, fidelity_rows=1)
+    assert gr.model_groups(_interaction_model, X, 0.1, fidelity_rows=30)  # a sample of rows works
+    with pytest.warns(DeprecationWarning, match="use fidelity_rows="):   # max_rows meant rows of data here
+        assert gr.model_groups(_interaction_model, X, 0.1, max_rows=30) == gr.model_groups(
+            _interaction_model, X, 0.1, fidelity_rows=30)
     assert gr.ALL_METHODS[-1] == "Model" and set(gr.ALL_METHODS[:-1]) == set(gr.GROUP_METHODS)
 
 

@@ -19,6 +19,7 @@ from lib.counting import CountingModel
 from lib import compositions as cp
 from lib import naive_bayes_compositions as nbc
 from lib import shapley as sh
+from lib.sampling import strumbelj_kononenko as sk
 from lib import simplex as sx
 from lib.experiments import comp_estimation as ce
 
@@ -203,7 +204,7 @@ def test_sampling_converges_to_exact():
     X, bg = rng.normal(size=(1, 3)), rng.normal(size=(8, 3))
     exact = cp.exact_shapley_compositions(f, X, bg)
     est = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(6000, m=len(bg)), rng=rng,
-                                         method="variance", batch_size=50)
+                                         method="variance", options=sk.VarianceOptions(batch_size=50))
     err = sx.distance(est.compositions, exact.compositions)
     se = np.sqrt(est.shapley.variances.sum(axis=2))  # per-feature total standard error
     assert np.all(err < 5 * se + 1e-12)
@@ -217,7 +218,7 @@ def test_adjustment_is_eq_18_19_in_the_simplex():
     raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
                                          rng=np.random.default_rng(1))
     adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
-                                         rng=np.random.default_rng(1), adjust=True)
+                                         rng=np.random.default_rng(1), options=sk.VarianceOptions(adjust=True))
     eps = 1e-6
     for r in range(2):
         phi = raw.compositions[r]
@@ -242,7 +243,7 @@ def test_variance_allocation_skips_a_null_feature():
 
     est = cp.sample_shapley_compositions(
         f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sh.sampling_rows(300, m=10), rng=rng,
-        method="variance", min_samples=3
+        method="variance", options=sk.VarianceOptions(min_samples=3)
     )
     assert est.shapley.n_samples[0, 2] == 3  # m_min samples, then none: zero trace
     np.testing.assert_allclose(est.compositions[0, 2], 1 / 3, atol=1e-12)
@@ -275,7 +276,7 @@ def test_bad_models_raise():
     with pytest.raises(ValueError, match="basis"):
         cp.exact_shapley_compositions(good, X, bg, basis=sx.helmert_basis(3))
     with pytest.raises(ValueError, match="class names"):
-        cp.exact_shapley_compositions(good, X, bg, class_names=["a", "b", "c"])
+        cp.exact_shapley_compositions(good, X, bg, output_names=["a", "b", "c"])
     with pytest.raises(ValueError, match="one shape"):
         cp.adjust_efficiency_compositions(np.zeros((1, 2, 2)), np.zeros((1, 2, 1)), np.zeros((1, 2)))
 
@@ -357,7 +358,7 @@ def test_two_classes_reduce_to_lemaire_eq_10_over_sqrt_2(d, seed):
     tables, bg, n_parts = _random_tables(rng, d, 2, 9)
     X = np.stack([rng.integers(0, p, size=4) for p in n_parts], axis=1)
     closed = nbc.naive_bayes_shapley_compositions(tables, X)
-    phi, base = nbm.shapley_values(tables, X, positive=tables.classes[0])
+    phi, base = nbm.shapley_values(tables, X, output=tables.classes[0])
     np.testing.assert_allclose(closed.ilr_values[:, :, 0], phi / np.sqrt(2), atol=1e-12)
     np.testing.assert_allclose(sx.ilr(closed.base)[:, 0], base / np.sqrt(2), atol=1e-12)
     # by hand, for one cell: λ with the first class positive, expectation under P(X_i)
@@ -400,7 +401,7 @@ def test_naive_bayes_bad_input_raises():
     with pytest.raises(ValueError, match="basis"):
         nbc.naive_bayes_shapley_compositions(tables, good, basis=sx.helmert_basis(4))
     with pytest.raises(ValueError, match="class names"):
-        nbc.naive_bayes_shapley_compositions(tables, good, class_names=["a", "b"])
+        nbc.naive_bayes_shapley_compositions(tables, good, output_names=["a", "b"])
     with pytest.raises(ValueError, match="feature names"):
         nbc.naive_bayes_shapley_compositions(tables, good, feature_names=["a"])
     with pytest.raises(TypeError, match="NaiveBayesTables"):
@@ -433,7 +434,7 @@ def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
     for allocation in ("uniform", "variance"):
         c = CountingModel(f)
         cp.sample_shapley_compositions(c, X, bg, max_rows=sh.sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
-                                       **({"batch_size": 3} if allocation == "variance" else {}))
+                                       options=sk.VarianceOptions(batch_size=3) if allocation == "variance" else None)
         assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
 
 
@@ -535,7 +536,7 @@ def test_compositions_in_clr_are_efficient_and_feed_shaps_bar_and_waterfall_plot
     rng = np.random.default_rng(31)
     f = random_model(rng, 4, 3)
     X, bg = rng.normal(size=(3, 4)), rng.normal(size=(12, 4))
-    res = cp.exact_shapley_compositions(f, X, bg, class_names=["a", "b", "c"])
+    res = cp.exact_shapley_compositions(f, X, bg, output_names=["a", "b", "c"])
     # clr coordinates: the compositions' clr, the prediction's and the base's; efficiency in clr
     np.testing.assert_allclose(res.values, sx.clr(res.compositions), atol=1e-12)
     np.testing.assert_allclose(res.outputs, sx.clr(res.prediction), atol=1e-12)
@@ -549,5 +550,5 @@ def test_compositions_in_clr_are_efficient_and_feed_shaps_bar_and_waterfall_plot
     shap.plots.bar(one, show=False)
     shap.plots.waterfall(one[0], show=False)
     plt.close("all")
-    with pytest.raises(ValueError, match="unknown class"):
+    with pytest.raises(ValueError, match=r"output='z' is not one of the classes \['a', 'b', 'c'\], or a column index"):
         res.to_explanation(output="z")

@@ -19,6 +19,7 @@ from lib import sdp
 from lib import sdp_estimation as se
 from lib import shapley as sh
 from lib import games
+from lib.games import Game
 
 
 def _three_classes(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -134,8 +135,8 @@ def test_output_names_of_the_wrong_length_are_refused():
     with pytest.raises(ValueError, match="3 outputs"):
         sh.exact_shapley(model.predict_proba, X[:2], X[:5], output_names=["a", "b"])
     with pytest.raises(ValueError, match="3 outputs"):
-        sh.sample_shapley(model.predict_proba, X[:2], X[:5], max_rows=200, rng=np.random.default_rng(0),
-                          output_names=["a"])
+        sh.sample_shapley(Game(model.predict_proba, X[:2], X[:5], output_names=["a"]), max_rows=200,
+                          rng=np.random.default_rng(0))
 
 
 # --- same-decision probability ----------------------------------------------------------------

@@ -130,3 +130,16 @@ def test_no_module_of_lib_is_over_850_lines() -> None:
             if "tests" not in p.relative_to(root).parts
             and (n := len(p.read_text(encoding="utf-8").splitlines())) > 850}
     assert long == {}, f"modules of lib over 850 lines (split them by concept): {long}"
+
+
+def test_the_map_lib_all_and_the_docstring_come_from_one_list() -> None:
+    """``lib.MODULES`` is the one list of public modules: ``lib.__all__`` is it, the ``lib`` docstring
+    lists each with its summary, and CONTRIBUTING.md's map has a row for each, in the same order."""
+    import lib
+
+    assert lib.__all__ == sorted(lib.MODULES)
+    for name, what in lib.MODULES.items():
+        assert f"\n{name}\n    {what}\n" in (lib.__doc__ or "")
+    rows = [name.rstrip("/") for name in _map_rows((REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8"))
+            if not name.startswith("_")]
+    assert sorted(rows) == sorted(lib.MODULES)

@@ -1,4 +1,4 @@
-"""lib.naive_bayes.from_sklearn: scikit-learn's four naive Bayes classifiers, Eq. (L10) generalised.
+"""lib.naive_bayes_sklearn.from_sklearn: scikit-learn's four naive Bayes classifiers, Eq. (L10) generalised.
 
 The closed form is checked against the exact engine on the classifier's *own* log-odds (two
 classes, where the pooled-rest game is the classifier's), against the chapter's Eq. (L10) code on
@@ -12,6 +12,7 @@ import pytest
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 
 from lib import naive_bayes as nb
+from lib import naive_bayes_sklearn as nbs
 from lib import shapley as sh
 
 
@@ -39,7 +40,7 @@ MODELS = {
 def test_terms_are_scikit_learns_joint_log_likelihood(kind):
     X, y = _data(3, kind)
     model = MODELS[kind]().fit(X, y)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     joint = adapter.log_prior + adapter.log_likelihood_terms(X).sum(axis=1)
     np.testing.assert_allclose(joint, model.predict_joint_log_proba(X), rtol=1e-12, atol=1e-9)
     p = model.predict_proba(X)
@@ -51,7 +52,7 @@ def test_two_classes_closed_form_is_the_exact_value_of_the_classifiers_log_odds(
     X, y = _data(2, kind, seed=1)
     model = MODELS[kind]().fit(X, y)
     explain, background = X[:7], X[100:140]
-    ours = nb.from_sklearn(model).shapley(explain, background)
+    ours = nbs.from_sklearn(model).shapley(explain, background)
 
     def own_log_odds(Z):
         lp = model.predict_log_proba(Z)
@@ -62,7 +63,7 @@ def test_two_classes_closed_form_is_the_exact_value_of_the_classifiers_log_odds(
     np.testing.assert_allclose(ours.base_values, exact.base_values, atol=1e-9)
     np.testing.assert_allclose(ours.outputs, own_log_odds(explain), atol=1e-9)
     assert ours.method == "naive-bayes-pooled-rest" and ours.output_names == ["1 vs pooled rest"]
-    posterior = nb.from_sklearn(model).shapley(explain, background, game="posterior")
+    posterior = nbs.from_sklearn(model).shapley(explain, background, game="posterior")
     np.testing.assert_allclose(posterior.values, ours.values, atol=1e-9)  # two classes: one game
 
 
@@ -70,7 +71,7 @@ def test_two_classes_closed_form_is_the_exact_value_of_the_classifiers_log_odds(
 def test_training_frequencies_are_eq_l10_on_the_models_tables(kind):
     X, y = _data(3, kind, seed=2)
     model = MODELS[kind]().fit(X, y)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     ours = adapter.shapley(X[:9])
     parts = (X[:9] > 1.0).astype(np.int64) if kind == "bernoulli" else X[:9].astype(np.int64)
     for j, c in enumerate(model.classes_):
@@ -84,7 +85,7 @@ def test_training_frequencies_are_eq_l10_on_the_models_tables(kind):
 def test_more_classes_two_games_each_exact_and_different():
     X, y = _data(3, "gaussian", seed=3)
     model = GaussianNB().fit(X, y)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     explain, background = X[:5], X[200:230]
     rest = adapter.shapley(explain, background)
     assert rest.values.shape == (5, 5, 3) and rest.output_names == [f"{c} vs pooled rest" for c in (0, 1, 2)]
@@ -105,20 +106,20 @@ def test_more_classes_two_games_each_exact_and_different():
 def test_bad_models_and_rows_are_named():
     X, y = _data(2, "categorical")
     with pytest.raises(ValueError, match="ComplementNB"):
-        nb.from_sklearn(ComplementNB().fit(X, y))
+        nbs.from_sklearn(ComplementNB().fit(X, y))
     with pytest.raises(ValueError, match="not fitted"):
-        nb.from_sklearn(GaussianNB())
+        nbs.from_sklearn(GaussianNB())
     with pytest.raises(ValueError, match="one class"):
-        nb.from_sklearn(GaussianNB().fit(X, np.zeros(len(X))))
-    adapter = nb.from_sklearn(CategoricalNB().fit(X, y))
+        nbs.from_sklearn(GaussianNB().fit(X, np.zeros(len(X))))
+    adapter = nbs.from_sklearn(CategoricalNB().fit(X, y))
     bad = X[:3].copy()
     bad[2, 1] = 9
     with pytest.raises(ValueError, match="row 2, column 1: 9 is not a category"):
         adapter.shapley(bad)
     with pytest.raises(ValueError, match="stores no distribution"):
-        nb.from_sklearn(GaussianNB().fit(X, y)).shapley(X[:2])
+        nbs.from_sklearn(GaussianNB().fit(X, y)).shapley(X[:2])
     with pytest.raises(ValueError, match="pass background"):
-        nb.from_sklearn(GaussianNB().fit(X, y)).shapley(X[:2], game="posterior")
+        nbs.from_sklearn(GaussianNB().fit(X, y)).shapley(X[:2], game="posterior")
     with pytest.raises(ValueError, match="game must be"):
         adapter.shapley(X[:2], game="own")
 
@@ -142,7 +143,7 @@ def _fitted_on_frame(kind: str, n_classes: int = 2):
 @pytest.mark.parametrize("kind", list(MODELS))
 def test_reordered_columns_are_matched_by_name(kind):
     model, frame = _fitted_on_frame(kind)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     explain, background = frame.iloc[:6], frame.iloc[100:160]
     shuffled = NAMES[::-1]
     ours = adapter.shapley(explain, background)
@@ -163,7 +164,7 @@ def test_reordered_columns_are_matched_by_name(kind):
 @pytest.mark.parametrize("kind", list(MODELS))
 def test_renamed_missing_or_extra_columns_are_refused(kind):
     model, frame = _fitted_on_frame(kind)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     explain, background = frame.iloc[:4], frame.iloc[100:140]
     renamed = explain.rename(columns={"dose": "Dose"})
     with pytest.raises(ValueError, match=r"not fitted on: \['Dose'\].*missing: \['dose'\]"):
@@ -178,7 +179,7 @@ def test_renamed_missing_or_extra_columns_are_refused(kind):
 
 def test_the_posterior_game_matches_columns_by_name_too():
     model, frame = _fitted_on_frame("gaussian", n_classes=3)
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     explain, background = frame.iloc[:3], frame.iloc[100:130]
     ours = adapter.shapley(explain, background, game="posterior")
     moved = adapter.shapley(explain[NAMES[::-1]], background[NAMES[1:] + NAMES[:1]], game="posterior")
@@ -191,7 +192,7 @@ def test_a_model_fitted_on_an_array_matches_the_backgrounds_columns_to_xs():
 
     X, y = _data(2, "gaussian", seed=4)
     model = GaussianNB().fit(X, y)                       # no feature_names_in_: X is read by position
-    adapter = nb.from_sklearn(model)
+    adapter = nbs.from_sklearn(model)
     explain, background = pd.DataFrame(X[:4], columns=NAMES), pd.DataFrame(X[50:90], columns=NAMES)
     ours = adapter.shapley(explain, background)
     np.testing.assert_array_equal(adapter.shapley(explain, background[NAMES[::-1]]).values, ours.values)

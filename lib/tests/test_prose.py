@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from lib.tests.helpers import chapters
 from lib.data import REPO_ROOT
 from lib.report import STATUSES
 
@@ -26,13 +27,7 @@ PENDING_CHAPTERS: set[str] = set()
 #: results, ``{setup}`` and ``{paper}`` numbers; their integers are not checked yet. Only shrinks.
 PENDING_INTEGERS: set[str] = set()
 #: Pages of book/ that belong to a chapter (their landing page).
-LANDING = {
-    "foundations.md": "00-foundations", "01-naive-bayes.md": "01-naive-bayes",
-    "02-shapley-compositions.md": "02-shapley-compositions",
-    "03-same-decision-probability.md": "03-same-decision-probability",
-    "04-typical-value-contributions.md": "04-typical-value-contributions",
-    "05-coalitional-explanations.md": "05-coalitional-explanations",
-}
+LANDING = {landing.split("/")[-1] + ".md": folder for folder, landing in chapters().items()}
 
 # Directives whose body is prose (kept); every other fenced block is code, math or a listing.
 PROSE_DIRECTIVES = {

@@ -256,5 +256,5 @@ def test_swing_explanation_names_an_undefined_sdp_and_bad_options():
         se.swing_explanation(model, X, data, pi=0.9)
     with pytest.raises(ValueError, match="forest="):
         se.swing_explanation(model, X, Z, estimator="forest")
-    with pytest.raises(ValueError, match="positive class"):
-        se.swing_explanation(model, X, Z, positive=7)
+    with pytest.raises(ValueError, match=r"output=.* is not one of the classes"):
+        se.swing_explanation(model, X, Z, output=7)

@@ -233,8 +233,8 @@ def test_contributions_bad_input(nb_fitted):
         tv.typical_value_contributions(model, X.iloc[:, :3], t)
     with pytest.raises(ValueError, match="predict_proba"):
         tv.typical_value_contributions(object(), X, t)
-    with pytest.raises(ValueError, match="positive class"):
-        tv.typical_value_contributions(model, X, t, positive=7)
+    with pytest.raises(ValueError, match=r"output=.* is not one of the classes"):
+        tv.typical_value_contributions(model, X, t, output=7)
     with pytest.raises(ValueError, match="scale"):
         tv.typical_value_contributions(model, X, t, scale="prob")
     with pytest.raises(ValueError, match="no rows"):
@@ -362,7 +362,7 @@ def test_nb_closed_forms_refuse_weighted_models():
     weighted = nb.NaiveBayesTables(**{**tables.__dict__, "weights": np.array([1.0, 0.5])})
     with pytest.raises(ValueError, match="weights"):
         tv.nb_leave_one_out(weighted, np.zeros((1, 2), int), 1)
-    with pytest.raises(ValueError, match="positive class"):
+    with pytest.raises(ValueError, match=r"output=.* is not one of the classes"):
         tv.nb_leave_one_out(tables, np.zeros((1, 2), int), 5)
 
 
@@ -487,13 +487,13 @@ def test_log_and_logit_matches_predict_proba(nb_fitted):
     out = tv.log_and_logit(model)(X)
     np.testing.assert_allclose(out[:, 0], np.log(p), rtol=1e-12)
     np.testing.assert_allclose(out[:, 1], np.log(p) - np.log(1 - p), rtol=1e-12)
-    # positive= picks the other column: log-odds change sign
-    out0 = tv.log_and_logit(model, positive=0)(X)
+    # output= picks the other column: log-odds change sign
+    out0 = tv.log_and_logit(model, output=0)(X)
     np.testing.assert_allclose(out0[:, 1], -out[:, 1], rtol=1e-12)
     with pytest.raises(ValueError, match="clip"):
         tv.log_and_logit(model, clip=0.7)
-    with pytest.raises(ValueError, match="positive class"):
-        tv.log_and_logit(model, positive=5)
+    with pytest.raises(ValueError, match=r"output=.* is not one of the classes"):
+        tv.log_and_logit(model, output=5)
 
 
 def test_log_and_logit_zero_probability_needs_clip():

@@ -30,7 +30,7 @@ def test_check_inputs_accepts_matching_tables():
     X, B = va.check_inputs(np.ones(3), np.zeros((5, 3)))
     assert X.shape == (1, 3) and B.shape == (5, 3)
     df = pd.DataFrame({"c": pd.Categorical(["a", "b"]), "x": [1.0, np.nan]})
-    with pytest.raises(ValueError, match=r"missing values in columns \['x'\]"):
+    with pytest.raises(ValueError, match=r"X has a missing value \(NaN\) at row 1, column 'x': impute it, or pass allow_nan=True"):
         va.check_inputs(df, df)
     assert va.check_inputs(df, df, allow_nan=True)[0] is df
 
@@ -41,9 +41,10 @@ def test_check_inputs_accepts_matching_tables():
         (np.zeros((0, 2)), np.zeros((3, 2)), "X has no rows"),
         (np.zeros((1, 2)), np.zeros((0, 2)), "background has no rows"),
         (np.zeros((1, 2)), np.zeros((3, 3)), "X has 2 features but background has 3"),
-        (np.array([[np.nan, 1.0]]), np.zeros((3, 2)), r"X has NaN in feature columns \[0\]"),
+        (np.array([[np.nan, 1.0]]), np.zeros((3, 2)), r"X has a missing value \(NaN\) at row 0, column 0"),
         (pd.DataFrame({"a": [1.0]}), np.zeros((1, 1)), "both be DataFrames"),
-        (pd.DataFrame({"a": [1.0], "b": [1.0]}), pd.DataFrame({"b": [1.0], "a": [1.0]}), "different columns"),
+        (pd.DataFrame({"a": [1.0], "b": [1.0]}), pd.DataFrame({"B": [1.0], "a": [1.0]}),
+         r"background's columns do not match the ones X has \(not among them: \['B'\]; missing: \['b'\]\)"),
         (pd.DataFrame({"c": pd.Categorical(["a"], categories=["a", "b"])}),
          pd.DataFrame({"c": pd.Categorical(["a"], categories=["b", "a"])}), "one categorical dtype"),
     ],
@@ -53,10 +54,23 @@ def test_check_inputs_names_what_is_wrong(X, B, message):
         va.check_inputs(X, B)
 
 
-def test_check_finite_inputs_refuses_infinity_that_check_inputs_lets_through():
-    X, B = np.array([[np.inf, 1.0]]), np.zeros((2, 2))
-    assert va.check_inputs(X, B)[0] is not None
-    with pytest.raises(ValueError, match="finite"):
+def test_infinity_is_refused_in_floats_too():
+    # issue 36: inf was checked in object arrays only; with a pipeline the user got scikit-learn's
+    # error naming no row or column, with HistGradientBoostingClassifier numbers came back
+    X, B = np.array([[1.0, 2.0], [np.inf, 1.0]]), np.zeros((2, 2))
+    with pytest.raises(ValueError, match=r"X has an infinite value \(inf or -inf\) at row 1, column 0: replace it"):
+        va.check_inputs(X, B)
+    with pytest.raises(ValueError, match="infinite"):
+        va.check_inputs(X, B, allow_nan=True)  # allow_nan lets NaN through, never inf
+    with pytest.raises(ValueError, match=r"background has an infinite value .* row 1, column 1"):
+        va.check_inputs(B, np.array([[0.0, 1.0], [2.0, -np.inf]]))
+    frame = pd.DataFrame({"age": [30.0, 41.0], "income": [1.0, np.inf]}, index=[10, 11])
+    with pytest.raises(ValueError, match=r"row 1 \(index 11\), column 'income'"):
+        va.check_inputs(frame, frame.iloc[:1])
+    ints = pd.DataFrame({"n": pd.array([1, None], dtype="Int64")})
+    with pytest.raises(ValueError, match=r"missing value \(NaN\) at row 1, column 'n'"):
+        va.check_inputs(ints, ints.iloc[:1])
+    with pytest.raises(ValueError, match="infinite"):
         va.check_finite_inputs(X, B)
     Xa, Ba = va.check_finite_inputs([[1, 2]], [[0, 0]])
     assert Xa.dtype == float and Ba.dtype == float
@@ -71,7 +85,7 @@ def test_check_rows_counts_rows_features_and_missing_values():
         va.check_rows(np.ones((2, 0)))
     with pytest.raises(ValueError, match="background has 3 features, expected 4"):
         va.check_rows(np.ones((2, 3)), 4, name="background")
-    with pytest.raises(ValueError, match=r"missing values in columns \['x1'\]"):
+    with pytest.raises(ValueError, match=r"missing value \(NaN\) at row 0, column 'x1'"):
         va.check_rows(np.array([[1.0, np.nan]]))
     assert va.check_rows(np.array([[1.0, np.nan]]), allow_nan=True)[0].shape == (1, 2)
 
@@ -109,7 +123,18 @@ def test_nan_or_inf_in_an_object_array_is_named_not_let_through(bad):
     # issue 32: an object-dtype array (mixed numbers and labels) hid NaN and inf from the checks
     X = np.array([[1.0, "a"], [bad, "b"]], dtype=object)
     B = np.array([[0.0, "a"], [2.0, "b"]], dtype=object)
-    with pytest.raises(ValueError, match=r"X has NaN or infinite values in feature columns \[0\] \(row 1\)"):
+    with pytest.raises(ValueError, match=r"X has an? (missing|infinite) value .* at row 1, column 0"):
         va.check_inputs(X, B)
-    with pytest.raises(ValueError, match=r"background has NaN or infinite values in feature columns \[0\]"):
+    with pytest.raises(ValueError, match=r"background has an? (missing|infinite) value .* at row 1, column 0"):
         va.check_inputs(B, X)
+
+
+def test_columns_are_matched_by_name_to_the_model_and_to_x():
+    X = pd.DataFrame({"a": [1.0, 2.0], "b": [3.0, 4.0]})
+    Xm, Bm = va.check_inputs(X, X[["b", "a"]], columns=["b", "a"])
+    assert list(Xm.columns) == ["b", "a"] and list(Bm.columns) == ["b", "a"]
+    np.testing.assert_array_equal(Xm.to_numpy(), X[["b", "a"]].to_numpy())
+    with pytest.raises(ValueError, match=r"X's columns do not match the ones the model was fitted on \(not among them: \['c'\]; missing: \['b'\]\)"):
+        va.check_inputs(X.rename(columns={"b": "c"}), X, columns=["a", "b"])
+    with pytest.raises(ValueError, match="more than once"):
+        va.check_inputs(pd.concat([X, X["a"]], axis=1), X, columns=["a", "b"])
