@@ -44,6 +44,7 @@ MODULES: dict[str, str] = {
     'claims': 'The claims-table records a notebook builds (re-exported by ``report``).',
     'registry': 'The reproduction registries, read and validated (re-exported by ``report``).',
     'stable': 'Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.',
+    'page': 'What a notebook page prints and pastes: checks that print their number, bound and verdict (asserted), and values glued into the prose without myst-nb.',
     'regenerate': 'Every stored result of data/derived/, regenerated or checked by one command.',
     'parallel': 'Independent units of the long-run scripts through joblib (or dask).',
     'side_env': "Pinned side environments for tools that cannot join the book's.",

@@ -29,10 +29,13 @@ from matplotlib.figure import Figure
 from matplotlib.path import Path as MplPath
 from matplotlib.transforms import Bbox, IdentityTransform
 
+from lib.data.cache import REPO_ROOT
+
 __all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
 
-#: Where :func:`save_figure` writes (inside the book, so pages can reference the files).
-FIGURE_DIR = Path(__file__).resolve().parent.parent / "book" / "figures"
+#: Where :func:`save_figure` writes (inside the book, so pages can reference the files; outside a clone
+#: of the repository, in the book folder that stands in for it: :func:`lib.data.book_root`).
+FIGURE_DIR = REPO_ROOT / "book" / "figures"
 
 
 def figure_path(name: str, suffix: str = ".png") -> Path:

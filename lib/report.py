@@ -30,7 +30,9 @@ threshold the paper did not give carries the range of thresholds over which it s
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,14 +42,18 @@ import pandas as pd
 from lib.claims import THRESHOLD_COLUMNS as _THRESHOLD_COLUMNS
 from lib.claims import Claim, Threshold, claims_table, show_claims
 from lib.registry import (
+    AIM,
     DERIVATION,
     ERRATUM,
+    MODEL_WORDS,
+    REASON_FACTS,
     REASONS,
     REGISTRY,
     REGISTRY_DIR,
     SETUPS,
     Evidence,
     Explanation,
+    SetUp,
     TableSpec,
     Tolerance,
     check_evidence,
@@ -57,11 +63,32 @@ from lib.registry import (
     matches,
     notebook_labels,
     read_table,
+    reason_fact_text,
+    reason_problems,
     repo_root,
     truthy,
 )
 
 __all__ = [
+    "AIM",
+    "COUNT_COLUMNS",
+    "MODEL_WORDS",
+    "OWN_OUTCOMES",
+    "REASON_FACTS",
+    "ROLL_UP",
+    "SUBSTITUTE",
+    "SUBSTITUTE_OUTCOMES",
+    "SetUp",
+    "as_markdown",
+    "chapter_papers",
+    "counts",
+    "counts_markdown",
+    "errata",
+    "findings",
+    "reason_fact_text",
+    "reason_problems",
+    "share",
+    "why_not",
     "REGISTRY",
     "REGISTRY_DIR",
     "STATUSES",
@@ -106,18 +133,27 @@ __all__ = [
 
 #: The five classes of a published number, or of one row of a claims table.
 STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
-HOLDS, FAILS, UNTESTED = "holds", "fails", "could not be tested here"
-#: The three outcomes of a claim (:func:`claims`).
-OUTCOMES = (HOLDS, FAILS, UNTESTED)
+HOLDS, FAILS, SUBSTITUTE, UNTESTED = "holds", "fails", "consistent on a substitute", "could not be tested here"
+#: The four outcomes of a claim (:func:`claims`): the first two on the paper's own set-up, the last two
+#: on a set-up the book chose (a substitute), which can neither confirm nor refute the claim.
+OUTCOMES = (HOLDS, FAILS, SUBSTITUTE, UNTESTED)
+#: Outcomes decided on the paper's own set-up, and on a substitute only.
+OWN_OUTCOMES, SUBSTITUTE_OUTCOMES = (HOLDS, FAILS), (SUBSTITUTE, UNTESTED)
 #: The rule, declared once, that turns a claim's evidence into its outcome (:func:`claims`).
 CLAIM_RULE = (
-    "A claim holds when none of its numbers or rows disagrees: each is reproduced, consistent, or an "
-    "explained deviation (a cause a cell demonstrates accounts for the paper's number). When the paper's own set-up is among its "
-    "evidence, that evidence alone decides: a number outside its tolerance with no demonstrated "
-    "cause, or a row that fails, makes the claim fail. Evidence on a set-up that is not the paper's "
-    "can agree with the paper but cannot refute it: a claim with only such evidence, and a "
-    "disagreement in it, could not be tested here, for the reason its tables give. The share of "
-    "its numbers or rows that agree is always shown beside the outcome."
+    "When the paper's own set-up is among a claim's evidence, that evidence alone decides: the claim holds "
+    "when none of its numbers or rows disagrees (each is reproduced, or an explained deviation: a cause a cell "
+    "demonstrates accounts for the paper's number), and fails when one is not reproduced or contradicted. "
+    "A claim tested only on a set-up the book chose (a substitute) can neither hold nor fail: it is consistent "
+    "on a substitute when every number or row agrees, and could not be tested here when one does not, for "
+    "the reason its tables give. The share of its numbers or rows that agree is always shown beside the outcome."
+)
+#: How the five classes of a number roll up into a claim's outcome, in one sentence.
+ROLL_UP = (
+    "A claim holds when every one of its numbers or rows on the paper's own set-up is reproduced or an "
+    "explained deviation, and fails when one is not reproduced or contradicted; a claim tested only on a "
+    "substitute is consistent on a substitute when every one is consistent, and could not be tested here "
+    "when one is not reproduced."
 )
 #: ``mathematical``: a theorem or closed form of the paper, checked against an independent
 #: computation (an enumeration of the game); counted apart from the ``empirical`` claims.
@@ -134,7 +170,7 @@ BOOK_INFERENCE = "implied"
 #: What a notebook shows for a row of its claims table that the report does not score.
 NOT_SCORED = "not scored (not a claim of the paper)"
 #: Statuses shown apart from the verdicts, never counted in them.
-APART = (DERIVATION, ERRATUM)
+APART = (DERIVATION, ERRATUM, AIM)
 _AGREE = ("reproduced", "consistent")
 _DISAGREE = ("not reproduced", "contradicted")
 REPORT_COLUMNS = [
@@ -155,6 +191,7 @@ REPORT_COLUMNS = [
     "setup note",
     "reason",
     "cause",
+    "name",
     "threshold",
     "threshold value",
     "stands from",
@@ -257,6 +294,11 @@ def _threshold_fields(spec: TableSpec, item: str, values: Mapping[str, str], use
     return given
 
 
+def _setup_fields(own: Any) -> dict[str, str]:
+    return {"setup": own.setup, "setup note": own.note.strip() if own.setup != "identified" else "",
+            "reason": own.reason}
+
+
 def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     """One registered table in the report's long form (one row per published number).
 
@@ -281,24 +323,26 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         if spec.excluded(item):
             continue
         values = {c: str(row[c]) for c in frame.columns}
-        note = spec.setup_note if spec.setup != "identified" else ""
+        own = spec.setup_of(item)
+        note = own.note if own.setup != "identified" else ""
         apart = spec.apart(item)
         if apart is not None:
             status, pattern, why = apart
             used.add(pattern)
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
                                 difference="", tolerance="", status=status, note=why, evidence="", cause="",
-                                where=values.get("where", "")))
+                                where=values.get("where", ""), **_setup_fields(own)))
             continue
         if spec.kind == "claims":
             if not is_paper_claim(row[spec.paper_column]):
                 continue
             holds = truthy(row[spec.holds_column])
-            status = (("reproduced" if holds else "contradicted") if spec.setup == "identified"
+            status = (("reproduced" if holds else "contradicted") if own.setup == "identified"
                       else ("consistent" if holds else "not reproduced"))  # nor can a guessed set-up or another model
             records.append(dict(item=item, **{"paper value": row[spec.paper_column]}, ours=row[spec.ours_column],
                                 difference="", tolerance="", status=status, note=note, evidence="", cause="",
-                                where=values.get("where", ""), **_threshold_fields(spec, item, values, used)))
+                                where=values.get("where", ""), **_setup_fields(own),
+                                **_threshold_fields(spec, item, values, used)))
             continue
         paper_text = row[spec.paper_column].strip()
         if paper_text == "":
@@ -326,10 +370,12 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
         records.append(dict(item=item, **{"paper value": paper}, ours=ours, difference=ours - paper,
                             tolerance=tol, status=status, note="\n".join(notes),
                             evidence=_evidence_links(spec, explanation if status == "explained deviation" else None),
-                            cause=explanation.cause if status == "explained deviation" and explanation else ""))
-    unused = [p for p in [*spec.derivation, *spec.errata, *spec.thresholds] if p not in used]
+                            cause=explanation.cause if status == "explained deviation" and explanation else "",
+                            **_setup_fields(own)))
+    used.update(p for p in spec.rows if any(matches(r["item"], p) for r in records))
+    unused = [p for p in [*spec.derivation, *spec.errata, *spec.thresholds, *spec.aims, *spec.rows] if p not in used]
     if unused:
-        raise ValueError(f"{spec.csv}: derivation check, erratum or threshold pattern(s) {unused} match no row")
+        raise ValueError(f"{spec.csv}: derivation check, erratum, aim, threshold or rows pattern(s) {unused} match no row")
     if not records:
         raise ValueError(f"{spec.csv}: no published number found (every paper value is empty)")
     out = pd.DataFrame.from_records(records)
@@ -342,9 +388,7 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
     else:
         out["claim"] = out["paper value"].astype(str).str.strip()
         out["nature"] = [spec.nature(i) for i in out["item"]]
-    out["setup"] = spec.setup
-    out["setup note"] = spec.setup_note.strip() if spec.setup != "identified" else ""
-    out["reason"] = spec.reason
+    out["name"] = [spec.name(c) for c in out["claim"]]
     for column in _THRESHOLD_COLUMNS:
         out[column] = out[column].fillna("") if column in out else ""
     out.insert(0, "table", spec.table)
@@ -361,7 +405,8 @@ def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Pa
 def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
     """Number-level counts of each status per paper (in ``papers`` order if given) and a total row.
 
-    Derivation checks (:data:`DERIVATION`) and errata (:data:`ERRATUM`) are not published numbers
+    Derivation checks (:data:`DERIVATION`), rows of a claims table that state an erratum (:data:`ERRATUM`;
+    the errata themselves are counted by :func:`errata`) and aims (:data:`AIM`) are not published numbers
     the book tests: they are counted in their own columns, outside ``published numbers``.
     """
     unknown = set(report["status"]) - set(STATUSES) - set(APART)
@@ -376,21 +421,20 @@ def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Dat
     order = [p for p in (papers or dict.fromkeys(report["paper"])) if p in counts.index]
     counts = counts.reindex(order)
     counts["published numbers"] = counts[list(STATUSES)].sum(axis=1)
-    counts = counts.rename(columns={DERIVATION: "derivation checks", ERRATUM: "errata"})
-    counts = counts[list(STATUSES) + ["published numbers", "derivation checks", "errata"]]
+    counts = counts.rename(columns={DERIVATION: "derivation checks", ERRATUM: "erratum rows", AIM: "aims"})
+    counts = counts[list(STATUSES) + ["published numbers", "derivation checks", "erratum rows", "aims"]]
     counts.loc["all papers"] = counts.sum(axis=0)
     return counts.astype(int)
 
 
 # --------------------------------------------------------------------------- claims
 def _outcome(statuses: Sequence[str], setups: Sequence[str]) -> str:
-    """:data:`CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their tables' set-ups)."""
+    """:data:`CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their set-ups)."""
     rows = [(s, u) for s, u in zip(statuses, setups) if s not in APART]
     own = [s for s, u in rows if u == "identified"]
-    decisive = own or [s for s, _ in rows]
-    if any(s in _DISAGREE for s in decisive) or not decisive:
-        return FAILS if own else UNTESTED
-    return HOLDS
+    if own:
+        return FAILS if any(s in _DISAGREE for s in own) else HOLDS
+    return UNTESTED if not rows or any(s in _DISAGREE for s, _ in rows) else SUBSTITUTE
 
 
 _FLIP = {"reproduced": "contradicted", "contradicted": "reproduced",
@@ -440,18 +484,31 @@ def _claim_thresholds(group: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
+def _short_number(x: Any) -> str:
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    return f"{int(v):,}" if v == int(v) and abs(v) < 1e15 else f"{v:.4g}"
+
+
 def claims(report: pd.DataFrame) -> pd.DataFrame:
     """The report at the level of claims: one row per claim, its outcome and its evidence counted.
 
     A claim is one sentence of a paper (the quoted ``paper value`` of claims-table rows: every row
     quoting it, in any table, is its evidence) or one published table (its numbers); :func:`table_rows`
-    writes it in the ``claim`` column. Its outcome follows :data:`CLAIM_RULE`. Derivation checks and
-    errata are not evidence and are left out. Columns: ``paper``, ``claim``, ``where``, ``nature``
-    (:data:`NATURES`), ``outcome`` (:data:`OUTCOMES`), ``reasons`` (why it could not be tested, from
-    its tables' ``reason``), ``tables``, ``numbers`` (rows or numbers of evidence), ``agree``
-    (reproduced or consistent), ``explained`` and ``thresholds`` (a list: for each threshold of ours
-    that decides it, our ``value``, the range ``low``-``high`` over which the outcome stands, and
-    ``flips_within_2``; ``a_row_flips_within_2`` when the verdict of one of its rows does).
+    writes it in the ``claim`` column, and its name in words (the registries' ``claims``) in ``name``.
+    Its outcome follows :data:`CLAIM_RULE`. Derivation checks, errata and aims are not evidence and are
+    left out. Columns: ``paper``, ``claim``, ``name``, ``where``, ``nature`` (:data:`NATURES`),
+    ``outcome`` (:data:`OUTCOMES`), ``reasons`` (why the paper's set-up could not be used, from its
+    tables' ``reason``, for a claim decided on a substitute), ``tables``, ``numbers`` (rows or numbers of
+    the evidence that decides: the paper's set-up when it is among them, else every one), ``agree``
+    (reproduced or consistent), ``explained`` (explained deviations), ``disagree``, ``kind`` (``numbers``
+    or ``rows``), ``substitute numbers`` and ``substitute agree`` (evidence on a substitute, whatever
+    decides), ``against`` (the rows that disagree and decide, one a line: ``item: ours against the paper's x``),
+    and ``thresholds`` (a list: for each threshold of ours that decides it, our ``value``, the range
+    ``low``-``high`` over which the outcome stands, and ``flips_within_2``; ``a_row_flips_within_2``
+    when the verdict of one of its rows does).
     """
     rows = report[~report["status"].isin(APART)]
     records = []
@@ -460,31 +517,60 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
         if len(natures) != 1:
             raise ValueError(f"{paper}: claim {claim[:60]!r} is registered both mathematical and empirical")
         outcome = _outcome(list(group["status"]), list(group["setup"]))
-        against = group[group["status"].isin(_DISAGREE) | ~group["status"].isin(_AGREE)]
-        reasons = list(dict.fromkeys(r for r in against["reason"] if r)) if outcome == UNTESTED else []
+        own = group[group["setup"] == "identified"]
+        decides = own if len(own) else group
+        substitute = group[group["setup"] != "identified"]
+        reasons = list(dict.fromkeys(r for r in substitute["reason"] if r)) if outcome in SUBSTITUTE_OUTCOMES else []
+        against = decides[decides["status"].isin(_DISAGREE)]
+        numeric = (group["difference"].astype(str) != "").any()
+        said = [f"{i}: {_short_number(o)} against the paper's {_short_number(p)}" if numeric else f"{i}: {o}"
+                for i, o, p in zip(against["item"], against["ours"], against["paper value"])]
         records.append(dict(
-            paper=paper, claim=claim, where=" / ".join(dict.fromkeys(w for w in group["where"] if w)),
+            paper=paper, claim=claim, name=next((n for n in group["name"] if n), ""),
+            where=" / ".join(dict.fromkeys(w for w in group["where"] if w)),
             nature=natures.pop(), outcome=outcome, reasons="; ".join(reasons),
-            tables=int(group["table"].nunique()), numbers=int(len(group)),
-            agree=int(group["status"].isin(_AGREE).sum()),
-            explained=int((group["status"] == "explained deviation").sum()),
+            tables=int(group["table"].nunique()), numbers=int(len(decides)),
+            agree=int(decides["status"].isin(_AGREE).sum()),
+            explained=int((decides["status"] == "explained deviation").sum()),
+            disagree=int(decides["status"].isin(_DISAGREE).sum()),
+            kind="numbers" if numeric else "rows",
+            **{"substitute numbers": int(len(substitute)),
+               "substitute agree": int(substitute["status"].isin(_AGREE).sum())},
+            against="\n".join(said),
             thresholds=_claim_thresholds(group) if (group["threshold"] != "").any() else []))
-    columns = ["paper", "claim", "where", "nature", "outcome", "reasons", "tables", "numbers", "agree",
-               "explained", "thresholds"]
+    columns = ["paper", "claim", "name", "where", "nature", "outcome", "reasons", "tables", "numbers", "agree",
+               "explained", "disagree", "kind", "substitute numbers", "substitute agree", "against", "thresholds"]
     return pd.DataFrame.from_records(records, columns=columns)
 
 
+def share(claim: Mapping[str, Any]) -> str:
+    """The share of a claim's deciding evidence that agrees, in words, always shown beside its outcome:
+    ``37 of 40 numbers agree, 1 explained, 2 do not``; ``its one row holds``; ``2 of 3 rows hold, 1 does not``."""
+    n, ok, e, bad = (int(claim[k]) for k in ("numbers", "agree", "explained", "disagree"))
+    if claim["kind"] == "rows":
+        if n == 1:
+            return "its one row holds" if ok else "its one row does not hold"
+        return f"{ok} of {n} rows hold" + (f", {bad} {'does' if bad == 1 else 'do'} not" if bad else "")
+    if n == 1:
+        return "its one number agrees" if ok else ("its one number is explained" if e else "its one number does not agree")
+    parts = [f"{ok} of {n} numbers agree"] + ([f"{e} explained"] if e else []) + (
+        [f"{bad} {'does' if bad == 1 else 'do'} not"] if bad else [])
+    return ", ".join(parts)
+
+
 def evidence(report: pd.DataFrame) -> pd.DataFrame:
-    """The tables under each claim, with their own counts: one row per (paper, claim, table)."""
+    """The tables under each claim, with their own counts: one row per (paper, claim, table, set-up)."""
     rows = report[~report["status"].isin(APART)]
-    grouped = rows.assign(agree=rows["status"].isin(_AGREE), explained=rows["status"] == "explained deviation")
+    grouped = rows.assign(agree=rows["status"].isin(_AGREE), explained=rows["status"] == "explained deviation",
+                          disagree=rows["status"].isin(_DISAGREE))
     out = (grouped.groupby(["paper", "claim", "table", "setup"], sort=False)
-           .agg(numbers=("status", "size"), agree=("agree", "sum"), explained=("explained", "sum")).reset_index())
-    return out.astype({"numbers": int, "agree": int, "explained": int})
+           .agg(numbers=("status", "size"), agree=("agree", "sum"), explained=("explained", "sum"),
+                disagree=("disagree", "sum")).reset_index())
+    return out.astype({"numbers": int, "agree": int, "explained": int, "disagree": int})
 
 
 def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
-    """Claims per paper and nature: how many were tested, hold, fail, could not be tested here.
+    """Claims per paper and nature: how many were tested, and how many took each outcome.
 
     One row per paper with empirical claims, one more per paper with mathematical claims (counted
     apart), and a total row for each nature (``paper`` = ``all papers``).
@@ -505,8 +591,8 @@ def claim_summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> 
 
 
 def glance(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
-    """:func:`claim_summary` with a one-line ``why`` per row: what fails (where in the paper, with the
-    share of its numbers that agree) and why the rest could not be tested (the reasons' short names)."""
+    """:func:`claim_summary` with a one-line ``why`` per row: the names of what fails, and the reasons
+    (short names) the claims decided on a substitute could not use the paper's set-up."""
     table = claims(report)
     out = claim_summary(report, papers)
     whys = []
@@ -515,21 +601,12 @@ def glance(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Data
         mine = mine if paper == "all papers" else mine[mine["paper"] == paper]
         parts = []
         failed = mine[mine["outcome"] == FAILS]
-        if paper == "all papers":  # the rows above say what fails; the total says why the rest was untested
-            reasons = pd.Series([r for rs in mine.loc[mine["outcome"] == UNTESTED, "reasons"] for r in _split(rs)])
-            whys.append("; ".join(f"{r} ({n})" for r, n in reasons.value_counts().items()) or "—")
-            continue
         if len(failed):
-            labels = [w or (c if len(c) <= 40 else c[:39] + "…") for w, c in zip(failed["where"], failed["claim"])]
-            labels = [f"{w} ({a}/{n})" if n > 1 else w for w, a, n in zip(labels, failed["agree"], failed["numbers"])]
-            parts.append("fails: " + ", ".join(f"{w} ×{labels.count(w)}" if labels.count(w) > 1 else w
-                                               for w in dict.fromkeys(labels)))
-        untested = [r for rs in mine.loc[mine["outcome"] == UNTESTED, "reasons"] for r in _split(rs)]
-        if untested:
-            parts.append("untested: " + ", ".join(dict.fromkeys(untested)))
-        if not parts:
-            parts.append("every claim holds" if len(mine) > 1 else "the claim holds")
-        whys.append("; ".join(parts))
+            parts.append("fails: " + ", ".join(n or w or c for n, w, c in zip(failed["name"], failed["where"], failed["claim"])))
+        reasons = [r for rs in mine.loc[mine["outcome"].isin(SUBSTITUTE_OUTCOMES), "reasons"] for r in _split(rs)]
+        if reasons:
+            parts.append("substitute: " + ", ".join(dict.fromkeys(reasons)))
+        whys.append("; ".join(parts) or ("every claim holds" if len(mine) > 1 else "the claim holds"))
     return out.assign(why=whys)
 
 
@@ -566,3 +643,177 @@ def causes(report: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns="_k").reset_index(drop=True)
 
 
+
+
+# --------------------------------------------------------------------------- errata, counts, findings
+_ADMONITION = re.compile(r"^(?P<fence>`{3,}|:{3,})\{admonition\}\s*(?P<title>.*)$")
+
+
+def _erratum_titles(lines: Sequence[str]) -> list[str]:
+    titles = []
+    for line in lines:
+        match = _ADMONITION.match(line.rstrip())
+        if match and match["title"].strip().startswith("Erratum"):
+            titles.append(match["title"].strip())
+    return titles
+
+
+def chapter_papers(specs: Sequence[TableSpec]) -> dict[str, str]:
+    """Chapter -> the paper it reproduces: the paper most of the chapter's tables belong to (the
+    foundations, whose tables serve several papers, have none)."""
+    out = {}
+    for chapter in dict.fromkeys(s.chapter for s in specs):
+        if chapter == "00-foundations":
+            continue
+        papers = [s.paper for s in specs if s.chapter == chapter]
+        out[chapter] = max(dict.fromkeys(papers), key=papers.count)
+    return out
+
+
+def errata(root: str | Path | None = None, specs: Sequence[TableSpec] | None = None) -> pd.DataFrame:
+    """Every erratum the book states: each admonition titled "Erratum …" in a notebook's markdown
+    (``notebooks/<chapter>/*.ipynb``) or a chapter's landing page (``book/<chapter>.md``), in reading order,
+    with the paper it corrects (the chapter's paper; in the foundations, the paper its title names by its
+    short name). Columns ``paper``, ``page``, ``title``. The errata page lists these, and every count of
+    errata on any page is theirs (:func:`counts`). Raises ``ValueError`` for an erratum no paper owns."""
+    root = Path(root) if root is not None else repo_root()
+    specs = load_registry(root=root) if specs is None else specs
+    owner = chapter_papers(specs)
+    short = load_papers(root=root, short=True)
+    records = []
+    for path in sorted((root / "notebooks").glob("*/*.ipynb")) + sorted((root / "book").glob("0*.md")):
+        chapter = path.parent.name if path.suffix == ".ipynb" else path.stem
+        if path.suffix == ".ipynb":
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+            lines = [ln for c in cells if c["cell_type"] == "markdown" for ln in "".join(c["source"]).splitlines()]
+        else:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        for title in _erratum_titles(lines):
+            paper = owner.get(chapter) or next((k for k, v in short.items() if v in title), "")
+            if not paper:
+                raise ValueError(f"{path.relative_to(root)}: erratum {title!r}: no paper owns it (a chapter's paper, or "
+                                 f"a paper's short name in its title: {sorted(short.values())})")
+            records.append(dict(paper=paper, page=path.relative_to(root).with_suffix("").as_posix(), title=title))
+    return pd.DataFrame.from_records(records, columns=["paper", "page", "title"])
+
+
+#: The columns of :func:`counts`: claims and their outcomes (empirical; the paper's mathematical claims
+#: apart, ``maths ...``), the published numbers and tested rows they rest on, the explained deviations and
+#: their demonstrated causes, and the errata.
+COUNT_COLUMNS = ("claims", *OUTCOMES, "maths claims", *(f"maths {o}" for o in OUTCOMES), "numbers",
+                 "explained deviations", "demonstrated causes", "errata")
+
+
+def counts(report: pd.DataFrame | None = None, root: str | Path | None = None) -> pd.DataFrame:
+    """Every count any page prints: one row per paper (BibTeX key, in the book's order) and ``all papers``,
+    columns :data:`COUNT_COLUMNS`. The landing page, the reproduction report, the chapters' boxes, the
+    errata page and README take their counts of claims, outcomes and errata from here, and nowhere else."""
+    root = Path(root) if root is not None else repo_root()
+    specs = load_registry(root=root)
+    report = reproduction_report(specs, root=root) if report is None else report
+    table = claims(report)
+    stated = errata(root, specs)
+    found = causes(report)
+    demonstrated = found[found["kind"] == "demonstrated cause of a deviation"]
+    scored = report[~report["status"].isin(APART)]
+    papers = list(load_papers(root=root))
+    records = []
+    for paper in [*papers, "all papers"]:
+        def mine(frame: pd.DataFrame, column: str = "paper") -> pd.DataFrame:
+            return frame if paper == "all papers" else frame[frame[column] == paper]
+
+        empirical = mine(table)[mine(table)["nature"] == "empirical"]
+        maths = mine(table)[mine(table)["nature"] == "mathematical"]
+        causes_here = demonstrated if paper == "all papers" else demonstrated[[
+            paper in set(report.loc[report["cause"] == c, "paper"]) for c in demonstrated["cause"]]]
+        records.append(dict(
+            paper=paper, claims=len(empirical), **{o: int((empirical["outcome"] == o).sum()) for o in OUTCOMES},
+            **{"maths claims": len(maths)}, **{f"maths {o}": int((maths["outcome"] == o).sum()) for o in OUTCOMES},
+            numbers=len(mine(scored)), **{"explained deviations": int((mine(scored)["status"] == "explained deviation").sum()),
+                                          "demonstrated causes": len(causes_here), "errata": len(mine(stated))}))
+    return pd.DataFrame.from_records(records).set_index("paper")[list(COUNT_COLUMNS)].astype(int)
+
+
+def counts_markdown(root: str | Path | None = None) -> str:
+    """README's table of the claims per paper and their outcomes, from :func:`counts` (a test keeps README's
+    copy equal to it)."""
+    table = counts(root=root)
+    short = load_papers(root=root, short=True)
+    head = ["paper", "claims", "hold", "fail", "consistent on a substitute", "could not be tested", "maths (hold)",
+            "errata"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for paper, row in table.iterrows():
+        name = "all papers" if paper == "all papers" else short[paper]
+        maths = f"{row['maths claims']} ({row['maths ' + HOLDS]})" if row["maths claims"] else "0"
+        lines.append(f"| {name} | {row['claims']} | {row[HOLDS]} | {row[FAILS]} | {row[SUBSTITUTE]} | {row[UNTESTED]} "
+                     f"| {maths} | {row['errata']} |")
+    return "\n".join(lines)
+
+
+_TEX_INLINE = re.compile(r"\\\(\s*(.*?)\s*\\\)")
+_TEX_BARE = re.compile(r"(?<![\w$\\])((?:\\[A-Za-z]+(?:\{[^{}]*\})*|[A-Za-z](?=[_^]))(?:[_^](?:\{[^{}]*\}|[A-Za-z0-9]))*)")
+
+
+def as_markdown(text: str) -> str:
+    """A paper's sentence as the book shows it: its TeX as MyST math (``\\( \\log f_{-i} \\)`` and a bare
+    ``m_{\\max}`` become ``$…$``), an escaped underscore as the underscore it stands for."""
+    text = str(text).replace("\\_", "_")
+    parts = re.split(r"(\$[^$]*\$)", _TEX_INLINE.sub(lambda m: f"${m[1]}$", text))
+    out = []
+    for part in parts:
+        if part.startswith("$") and part.endswith("$") and len(part) > 1:
+            out.append(part)
+            continue
+        out.append(_TEX_BARE.sub(lambda m: f"${m[1]}$" if ("\\" in m[1] or re.search(r"[_^]", m[1])) else m[1], part))
+    return "".join(out)
+
+
+def _list(items: Sequence[str]) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def why_not(claim: Mapping[str, Any], most: int = 3) -> str:
+    """What disagrees in a claim that fails, in words: its rows' findings, or its numbers beside the paper's."""
+    said = [s for s in str(claim["against"]).split("\n") if s]
+    if claim["kind"] == "rows":
+        said = [s.split(": ", 1)[1] if ": " in s else s for s in said]
+    shown = said[:most] + ([f"{len(said) - most} more"] if len(said) > most else [])
+    return _list(shown) if shown else ""
+
+
+def findings(report: pd.DataFrame | None = None, root: str | Path | None = None) -> dict[str, list[str]]:
+    """What the book found for each paper, in sentences (MyST markdown), from the report's claims: what
+    holds on the paper's own set-up (its mathematical claims first), what fails and what disagrees, what
+    is only consistent on a substitute, and what could not be tested, with why and what the substitute
+    found. Claims are named by what they say (the registries' ``claims``). The landing page and each
+    chapter's box print these same sentences."""
+    root = Path(root) if root is not None else repo_root()
+    report = reproduction_report(root=root) if report is None else report
+    table = claims(report)
+    out: dict[str, list[str]] = {}
+    for paper in load_papers(root=root):
+        mine = table[table["paper"] == paper]
+        if mine.empty:
+            continue
+        named = {c: as_markdown(n or c) for c, n in zip(mine["claim"], mine["name"])}
+        sentences = []
+        holds = mine[mine["outcome"] == HOLDS].sort_values("nature", ascending=False, kind="stable")
+        if len(holds):
+            sentences.append("**Holds** on the paper's own set-up: " + _list(
+                [named[c] + (" (maths)" if n == "mathematical" else "") for c, n in zip(holds["claim"], holds["nature"])]) + ".")
+        for claim in mine[mine["outcome"] == FAILS].to_dict("records"):
+            sentences.append(f"**Fails**: {named[claim['claim']]}; {share(claim)}"
+                             + (f" — {why_not(claim)}" if why_not(claim) else "") + ".")
+        for outcome, lead in ((SUBSTITUTE, "**Consistent on a substitute**, since"),
+                              (UNTESTED, "**Could not be tested here**, since")):
+            group = mine[mine["outcome"] == outcome]
+            for reason in dict.fromkeys(group["reasons"]):
+                these = group[group["reasons"] == reason]
+                said = [named[c] + (f": {a} of {n} agree on the substitute" if outcome == UNTESTED and n > 1 else
+                                    ": it does not hold on the substitute" if outcome == UNTESTED else "")
+                        for c, a, n in zip(these["claim"], these["substitute agree"], these["substitute numbers"])]
+                why = "; ".join(REASONS[r] for r in _split(reason))
+                sentences.append(f"{lead} {why}: " + ("; ".join(said) if outcome == UNTESTED else _list(said)) + ".")
+        out[paper] = sentences
+    return out

@@ -5,8 +5,14 @@ the BLAS kernel, numpy's SIMD loops and the thread count. What the book stores a
 
 - :func:`write_derived` writes a table to ``data/derived/`` at a fixed precision, with ``\\n`` line ends;
 - :func:`ranked` and :func:`stable_order` sort by values rounded to 10 places, ties broken by a label;
-- :func:`glue_number` pastes a number into the prose (myst-nb's ``glue``) rounded, as a plain
-  Python ``float`` or ``int`` whose text a format spec can read (``CONTRIBUTING.md`` §2).
+- :func:`glue_number` pastes a number into the prose rounded, as a plain Python ``float`` or ``int``
+  whose text a format spec can read (``CONTRIBUTING.md`` §2), through :func:`glue`, which stores a
+  value for the prose as myst-nb's ``glue`` does, without needing myst-nb: a notebook runs anywhere
+  (Colab, a downloaded copy), and the book's build pastes what it stored.
+
+Outside a clone of the repository (``lib`` installed from its wheel), :data:`REPO_ROOT` is the book
+folder that stands in for it (:func:`lib.data.book_root`, ``~/shapley-book/<version>`` by default):
+:func:`write_derived` writes there.
 
 Ties in rank *statistics* of attributions are :mod:`lib.ranks`'; figures are :mod:`lib.plotting`'s.
 """
@@ -20,10 +26,38 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["REPO_ROOT", "glue_number", "ranked", "stable_order", "write_derived"]
+# The repository's root: ``data/derived/`` is under it (outside a clone, the book folder that stands
+# in for it: lib.data.book_root); one definition, in lib.data.
+from lib.data.cache import REPO_ROOT
 
-#: The repository's root: ``data/derived/`` is under it.
-REPO_ROOT = Path(__file__).resolve().parent.parent
+__all__ = ["GLUE_PREFIX", "REPO_ROOT", "glue", "glue_number", "ranked", "stable_order", "write_derived"]
+
+#: The MIME-type prefix of a value stored for the prose and not shown (the notebook convention of
+#: scrapbook and papermill, which myst-nb reads).
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def glue(key: str, value: Any, *, display: bool = True) -> None:
+    """Store ``value`` under ``key`` for the prose (``{glue:text}`key```), and show it if ``display``.
+
+    The notebook's output is what myst-nb's ``glue`` writes, byte for byte — the value's display
+    formats, prefixed with :data:`GLUE_PREFIX` unless shown, and the ``scrapbook`` metadata that
+    names it — so the book's build pastes it and nbval compares it as before; but it needs only
+    IPython, which runs the notebook, not myst-nb: a notebook that glues runs anywhere. Outside
+    IPython (a script) it does nothing. A number is glued through :func:`glue_number`.
+    """
+    try:
+        from IPython import get_ipython
+        from IPython.core.formatters import format_display_data
+        from IPython.display import display as show
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    mimebundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": key, "mime_prefix": prefix}
+    show({prefix + k: v for k, v in mimebundle.items()}, raw=True, metadata=metadata)
 
 
 def glue_number(key: str, value: Any, *, digits: int = 6) -> None:
@@ -32,11 +66,9 @@ def glue_number(key: str, value: Any, *, digits: int = 6) -> None:
     The value is glued as a Python ``float`` rounded to ``digits`` decimals, so that neither
     numpy's ``np.float64(...)`` repr nor the last digits of a BLAS result reach the stored output
     that nbval compares. A count is glued as it is, ``glue(key, int(n), display=False)``.
-    Returns nothing, so that a cell ending in a glue shows no output. Needs myst-nb (the book's
-    environment), imported when called.
+    Returns nothing, so that a cell ending in a glue shows no output. Through :func:`glue`, so
+    without myst-nb.
     """
-    from myst_nb import glue
-
     number = round(float(value), digits)
     if not math.isfinite(number):
         raise ValueError(f"glue {key!r}: {number} is not a finite number; say in words why it is missing")

@@ -70,13 +70,14 @@ def test_one_equation_numbering() -> None:
 
 
 def test_every_implemented_equation_shows_its_code() -> None:
-    """Under each labelled equation a ``lib`` function computes (its docstring's ``Book:`` line), the
-    page names that function and links to its lines in the repository (CONTRIBUTING.md §6)."""
+    """Beside each labelled equation a ``lib`` function computes (its docstring's ``Book:`` line), a
+    small ``code:`` line names that function and links to its lines in the repository
+    (CONTRIBUTING.md §6), not a "Computed by" sentence in the prose."""
     sys.path.insert(0, str(ROOT / "book" / "_ext"))
     from compendium import equation_links as links
 
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
-    repository, branch = config["url"], config.get("branch", "main")
+    repository = config["url"]
     where = links.equation_labels(ROOT)
     implemented = links.implementations(ROOT)
     assert len(implemented) > 50, "the map of implemented equations is nearly empty"
@@ -93,11 +94,20 @@ def test_every_implemented_equation_shows_its_code() -> None:
         if note is None or 'id="equation-' in between:
             wrong.append(f"{label}: no line naming its code under the equation")
             continue
-        shown, hrefs = _text(note[1]), re.findall(r'href="([^"]+)"', note[1])
+        shown = _text(note[1])
+        # at the commit (or release tag) the page names in its footer (book/_ext/citation.py)
+        ref = re.search(r'<p class="pinned-build" [^>]*data-ref="([^"]+)"', text)
+        branch = ref[1] if ref else "(no pinned ref)"
+        if "Computed by" in shown or not shown.startswith("code:"):
+            wrong.append(f"{label}: the line beside its number is not the small code link: {shown!r}")
+        # each function: a link to its lines, its short name as the link's text, its qualified name in the title
+        links = {href: (title, _text(name)) for href, title, name in re.findall(
+            r'<a\b[^>]*?href="([^"]+)"[^>]*?title="([^"]*)"[^>]*>(.*?)</a>', note[1], re.S)}
         for code in codes:
             url = f"{repository}/blob/{branch}/{code.path}#L{code.first}-L{code.last}"
-            if f"{code.short} of {code.module}" not in shown or url not in hrefs:
-                wrong.append(f"{label}: {code.name} ({url}) not shown in {shown!r}")
+            title, name = links.get(url, ("", ""))
+            if name != code.short or not title.startswith(f"{code.name}: "):
+                wrong.append(f"{label}: {code.name} ({url}) not linked in {note[1]!r}")
     assert wrong == [], f"equations whose code the page does not show: {wrong}"
 
 

@@ -13,6 +13,7 @@ The built pages are checked by ``tests/test_built_book.py`` and, in a browser, b
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -123,11 +124,53 @@ def test_a_figure_links_to_its_svg_by_name_or_description() -> None:
     assert 'loading="lazy"' in by_description and 'width="900" height="600"' in by_description
 
 
+def test_a_figure_is_shown_from_its_svg_at_the_pngs_size() -> None:
+    """A figure's image is its SVG (as sharp as the text on a 2x screen), sized as the PNG was."""
+    shown = _link('<img alt="Waterfall chart of one row." src="../../_images/4370ec.png" />',
+                  {"../../_images/4370ec.png": (471, 300)})
+    assert 'src="../../book/figures/found-waterfall.svg"' in shown and "4370ec.png" not in shown
+    assert 'width="471" height="300"' in shown
+    # the page the PDF is printed from keeps the PNG; an image that is no figure keeps its own
+    pdf = figure_links.link_figures('<img alt="x" src="../_images/found-waterfall.png" />',
+                                    lambda name: f"book/figures/{name}.svg", {}, STEMS, DESCRIBED, sharp=False)
+    assert 'src="../_images/found-waterfall.png"' in pdf
+    assert 'src="../_images/photo.png"' in _link('<img alt="a photo" src="../_images/photo.png" />')
+
+
 def test_an_image_without_svg_links_to_itself_and_a_linked_image_is_left_linked() -> None:
     plain = _link('<p><img alt="a photo" src="../_images/photo.png" /></p>')
     assert 'href="../_images/photo.png"' in plain
     linked = '<a href="https://mybinder.org"><img alt="Binder" src="badge.svg" /></a>'
     assert _link(linked).count("<a ") == 1 and 'loading="lazy"' in _link(linked)
+
+
+def test_code_lines_know_their_indentation() -> None:
+    code = ('<div class="highlight"><pre id="codecell0"><span></span><span class="k">for</span> i:\n'
+            '    <span class="n">x</span> = 1\n\n</pre></div>')
+    hung = reading_aids.hang_lines(code)
+    assert '<pre class="hanging" id="codecell0">' in hung
+    assert hung.count('<span class="line"') == 3 and 'style="--indent:4">    <span class="n">x' in hung
+    assert "</span><span class=\"line\"" in hung and "\n</span>" in hung   # newlines inside the spans
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)   # the same text, newlines kept
+    # a token over several lines (a string) is left as it is
+    multi = '<div class="highlight"><pre><span class="s">"""a\nb"""</span>\n</pre></div>'
+    assert reading_aids.hang_lines(multi) == multi
+
+
+def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:
+    table = ('<table border="1" class="dataframe"><tr><td>the angles are $\\approx 109.5^\\circ$.</td>'
+             '<td>\\tilde{p}_3 compares class 0</td><td>costs $5 and 6 $</td></tr></table>')
+    done = reading_aids.typeset_table_tex("<p>$x$ in prose</p>" + table)
+    assert done.startswith("<p>$x$ in prose</p>")   # only tables are touched
+    assert '<span class="math notranslate nohighlight">\\(\\approx 109.5^\\circ\\)</span>.' in done
+    assert '<span class="math notranslate nohighlight">\\(\\tilde{p}_3\\)</span> compares' in done
+    assert re.sub(r"<[^>]+>|\\\(|\\\)", "", done) == re.sub(r"<[^>]+>", "", "<p>$x$ in prose</p>" + table).replace(
+        "$\\approx 109.5^\\circ$", "\\approx 109.5^\\circ")
+    assert "costs $5 and 6 $" in done   # dollars that are no TeX
+    subscript = reading_aids.typeset_table_tex(
+        '<table class="dataframe"><tr><td>distribute the m_{\\max} drawn samples (\\tilde{p}_3).</td></tr></table>')
+    assert ('the <span class="math notranslate nohighlight">\\(m_{\\max}\\)</span> drawn samples '
+            '(<span class="math notranslate nohighlight">\\(\\tilde{p}_3\\)</span>).') in subscript
 
 
 @pytest.mark.parametrize(("cell", "classes"), [

@@ -62,6 +62,21 @@ def test_the_pdf_holds_the_whole_book(pdf: Path) -> None:
     assert len(images.splitlines()) - 2 >= 40, "the figures are missing"
 
 
+def test_the_first_page_names_version_commit_and_build_date(pdf: Path) -> None:
+    """As every web page's footer (book/_ext/citation.py): the PDF is pinned to what built it."""
+    import tomllib
+
+    first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True,
+                           check=True).stdout
+    flat = " ".join(first.split())
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    match = re.search(r"Version (\S+?)(?: \(release \S+\))?, built on (\d{4}-\d{2}-\d{2}) from commit ([0-9a-f]{40})", flat)
+    assert match, f"the first page does not name version, build date and commit: {flat[:300]!r}"
+    assert match[1] == version
+    known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{match[3]}^{{commit}}"], capture_output=True)
+    assert known.returncode == 0, f"the PDF names commit {match[3]}, which this repository does not have"
+
+
 def test_no_page_is_blank(pdf: Path, tmp_path: Path) -> None:
     subprocess.run(["pdftoppm", "-r", "12", "-gray", "-png", str(pdf), str(tmp_path / "p")], check=True)
     blank = []

@@ -8,7 +8,8 @@ below, a window as wide as the A4 page's text), so that MathJax breaks a display
 wide for the printed column into lines as the web book does on a narrow screen, checks that no
 display equation runs past the column, and prints it to
 ``_build/pdf/shapley-compendium.pdf`` (A4, figures, tables, equations and the bibliography
-included; a tagged PDF, whose figures carry the web book's alternative text), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
+included; a tagged PDF, whose figures carry the web book's alternative text; its first page names the
+version, the commit and the build date, as every web page's footer does), copied beside the web book (``_build/html/shapley-compendium.pdf``) when that is
 built. No LaTeX installation is needed.
 
     python tools/build_pdf.py              # build the single page, then the PDF
@@ -108,6 +109,21 @@ _WIDE_EQUATIONS = """() => {
     });
 }"""
 
+# The version, commit and build date on the first page: the footer's line (``book/_ext/citation.py``; the
+# web footer is not printed), with the whole commit, since paper has no link to follow.
+_PINNED_FIRST_PAGE = """() => {
+    const footer = document.querySelector('p.pinned-build');
+    const article = document.querySelector('article.bd-article') || document.body;
+    if (!footer) return false;
+    const line = footer.cloneNode(true);
+    line.className = 'pdf-pinned-build';
+    const code = line.querySelector('code');
+    if (code && footer.dataset.commit) code.textContent = footer.dataset.commit;
+    line.style.fontSize = '9pt';
+    article.insertBefore(line, article.firstChild);
+    return true;
+}"""
+
 def chromium() -> str:
     exe = shutil.which("chromium") or shutil.which("chromium-browser")
     if exe is None:
@@ -177,6 +193,8 @@ def print_pdf(out: Path = PDF) -> Path:
             if wide:
                 sys.exit(f"build_pdf: {len(wide)} display equation(s) run past the printed column: {wide[:5]}")
             bar.update()
+            if not page.evaluate(_PINNED_FIRST_PAGE):
+                sys.exit("build_pdf: the book names no version and commit (no pinned footer: book/_ext/citation.py)")
             # every page of the book (each h1 after the first) starts on a new sheet
             page.evaluate("() => document.querySelectorAll('h1').forEach((h, i) => { if (i > 0) h.style.breakBefore = 'page'; })")
             # tagged: the PDF carries the page's structure, and each image its alt text (/Alt)

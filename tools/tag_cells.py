@@ -4,6 +4,8 @@
     python tools/tag_cells.py --check         # change nothing; exit 1 if a cell would be tagged or is too long
     python tools/tag_cells.py --split NB ...  # also split the set-up statements out of mixed cells
     python tools/tag_cells.py notebooks/05-coalitional-explanations/*.ipynb
+    python tools/tag_cells.py --format NB ... # also format the shown cells with a line over 79 characters
+    python tools/tag_cells.py --plumbing NB . # also move glue and derived writes out of shown cells
 
 Jupyter Book reads a code cell's tags (``remove-input``: the page shows the output only;
 ``hide-input``: the code is folded behind a click; nbval still runs every cell). This script
@@ -26,8 +28,31 @@ and its top-level ``glue`` statements into a new cell after it, when no later st
 cell rebinds or mutates a name the glue reads. Cells that build a claims table or compute a
 threshold range (another author's) are not split, only tagged.
 
+``--plumbing`` moves, out of every shown cell, its top-level glue calls and derived-file writes
+into a new ``remove-input`` cell right after it, and drops its "written …" prints, when no later
+statement of the cell changes what they read (otherwise the cell is listed, to split by hand).
+
+``--format`` formats every cell shown on a page (not removed, not folded) that has a line over
+``LINE_LENGTH`` characters with ruff (pinned in ``requirements.txt``) at that line length: 79
+characters, of the 88 the book's code column shows at 1400 px (on a phone, about 39, long lines
+wrap). Cells whose lines all fit are left as they are (the tool can be re-run after merges); a
+cell that is not plain Python (IPython magics) is left alone and listed.
+
 Finally it lists every code cell still shown on a page that is longer than ``MAX_SHOWN_LINES``
-(``lib/tests/test_book.py`` fails on them): split it by hand, or move its logic into ``lib``.
+(``lib/tests/test_book.py`` fails on them): split it by hand, or move its logic into ``lib``, and
+every shown line still over ``LINE_LENGTH`` (a long string: split it in two literals).
+
+A page's code cells, by their tags (the convention of issue 38):
+
+* the **import cell** at the top, shown and tagged ``show-input``: every name the page's shown or
+  folded code uses is imported there (``import numpy as np``, ``from lib import simplex as sx``,
+  ``from lib.page import check``), so that no alias on the page is undefined;
+* **set-up** (options, styles, warning filters, imports only set-up uses) ``remove-input``; set-up
+  of data and models a reader may want to see (a split, a fitted model) ``hide-input``, folded;
+* the method's calls and the reader's checks, shown (checks through ``lib.page.check``);
+* **publishing plumbing** (``lib.page.glue``, ``lib.stable.glue_number``, ``write_derived``) in a
+  ``remove-input`` cell after the cell that computes what it publishes;
+* a **figure** cell ``hide-input``: the figure shown, its code (with ``save_figure``) folded.
 """
 
 from __future__ import annotations
@@ -35,6 +60,8 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -42,6 +69,8 @@ import nbformat
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_SHOWN_LINES = 40
+#: the longest line of shown code, in characters (the desk column shows 88 at 1400 px)
+LINE_LENGTH = 79
 VISIBILITY = ("remove-input", "hide-input", "remove-cell", "hide-cell", "show-input")
 
 SETUP_CALLS = {"glue", "glue_number", "filterwarnings", "simplefilter", "set_option", "set_printoptions",
@@ -225,6 +254,97 @@ def split(source: str) -> tuple[str, str, str] | None:
     return text(lead), text(kept), text(moved)
 
 
+def long_lines(source: str, limit: int = LINE_LENGTH) -> list[str]:
+    """The lines of ``source`` longer than ``limit`` characters."""
+    return [line for line in source.splitlines() if len(line) > limit]
+
+
+def ruff() -> str:
+    """The ruff executable beside this Python (the book's environment), or on PATH."""
+    found = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if found is None:
+        raise RuntimeError("ruff is not installed: pip install -r requirements.txt")
+    return found
+
+
+def format_source(source: str, limit: int = LINE_LENGTH) -> str | None:
+    """``source`` formatted by ruff at line length ``limit`` (no trailing newline, as a cell keeps
+    it), or ``None`` if it is not plain Python (IPython magics, a syntax error)."""
+    if _parse(source) is None:
+        return None
+    done = subprocess.run([ruff(), "format", "--isolated", f"--line-length={limit}", "--stdin-filename", "cell.py", "-"],
+                          input=source, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        return None
+    return done.stdout.rstrip("\n")
+
+
+PLUMBING_CALLS = GLUE_CALLS | {"write_derived"}
+
+
+def is_plumbing(stmt: ast.stmt) -> bool:
+    """A glue call or a derived-file write (a call, an assignment of one, a loop of them)."""
+    if _call_name(stmt) in PLUMBING_CALLS:
+        return True
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and \
+            _dotted(stmt.value.func).rsplit(".", 1)[-1] in PLUMBING_CALLS:
+        return True
+    if isinstance(stmt, ast.For) and not stmt.orelse:
+        return all(is_plumbing(s) or _is_written(s) for s in stmt.body)
+    return False
+
+
+def _is_written(stmt: ast.stmt) -> bool:
+    """A ``print`` of a "written data/derived/…" line."""
+    return _call_name(stmt) == "print" and is_setup(stmt)
+
+
+def move_plumbing(source: str) -> tuple[str, str] | None:
+    """``(kept, moved)``: the cell without its top-level glue calls and derived-file writes (and
+    without its "written …" prints), and those calls, for a removed cell after it; ``None`` when
+    there is nothing to move, or when a statement after one of them changes a name it reads (then
+    the cell is split by hand)."""
+    tree = _parse(source)
+    if tree is None or len(tree.body) < 2:
+        return None
+    body = tree.body
+    moved = [k for k, stmt in enumerate(body) if is_plumbing(stmt)]
+    dropped = [k for k, stmt in enumerate(body) if _is_written(stmt)]
+    if not moved:
+        return None
+    for k in moved:
+        if any(_names_read(body[k]) & _names_changed(body[j]) for j in range(k + 1, len(body)) if j not in moved):
+            return None
+    kept = [k for k in range(len(body)) if k not in moved and k not in dropped]
+    if not kept:
+        return None
+    # a bare expression that was not last must not become the cell's displayed value
+    last = kept[-1]
+    if isinstance(body[last], ast.Expr) and _call_name(body[last]) not in ("print", "") \
+            and last != len(body) - 1:
+        return None
+    lines = source.splitlines()
+    spans = _spans(source, tree)
+
+    def text(indices: list[int]) -> str:
+        return "\n".join("\n".join(lines[spans[k][0]:spans[k][1]]) for k in indices).strip("\n")
+
+    moved_text = text(moved)
+    # a removed cell shows its output: a write ending the cell must not display the path it
+    # returns (an assignment displays nothing, under every runner; a trailing ';' does not)
+    last = body[moved[-1]]
+    if isinstance(last, ast.Expr) and _call_name(last) == "write_derived":
+        start = spans[moved[-1]][0]
+        block = moved_text.splitlines()
+        offset = len(block) - (spans[moved[-1]][1] - start)
+        for j in range(max(offset, 0), len(block)):
+            if block[j].strip() and not block[j].lstrip().startswith("#"):
+                block[j] = block[j][:last.col_offset] + "_ = " + block[j][last.col_offset:]
+                break
+        moved_text = "\n".join(block)
+    return text(kept), moved_text
+
+
 def _tag(cell: nbformat.NotebookNode, tag: str) -> None:
     cell.metadata.setdefault("tags", [])
     cell.metadata["tags"].append(tag)
@@ -234,12 +354,23 @@ def shown(cell: nbformat.NotebookNode) -> bool:
     return cell.cell_type == "code" and not set(cell.metadata.get("tags", [])) & set(VISIBILITY[:4])
 
 
-def process(path: Path, *, do_split: bool, write: bool) -> tuple[list[str], list[str]]:
-    """Changes made (or needed) to the notebook, and its shown cells over the limit."""
+def process(path: Path, *, do_split: bool, write: bool, do_format: bool = False,
+            do_plumbing: bool = False) -> tuple[list[str], list[str]]:
+    """Changes made (or needed) to the notebook, and its shown cells over the limits."""
     nb = nbformat.read(path, as_version=4)
     changes: list[str] = []
     cells = []
     for cell in nb.cells:
+        if do_plumbing and cell.cell_type == "code" and shown(cell):
+            parts = move_plumbing(cell.source)
+            if parts is not None:
+                cell.source, moved = parts
+                cells.append(cell)
+                new = nbformat.v4.new_code_cell(moved)
+                _tag(new, "remove-input")
+                cells.append(new)
+                changes.append(f"cell {len(cells) - 2}: its glue and derived-file writes moved to a removed cell")
+                continue
         if do_split and cell.cell_type == "code" and shown(cell) and not cell.metadata.get("tags"):
             parts = split(cell.source)
             if parts is not None:
@@ -268,9 +399,22 @@ def process(path: Path, *, do_split: bool, write: bool) -> tuple[list[str], list
             if tag is not None:
                 _tag(cell, tag)
                 changes.append(f"cell {i}: {tag}")
+        if do_format and shown(cell) and long_lines(cell.source):
+            formatted = format_source(cell.source)
+            if formatted is None:
+                long.append(f"cell {i}: not plain Python, not formatted")
+            elif formatted != cell.source:
+                cell.source = formatted
+                changes.append(f"cell {i}: formatted")
         n = len(cell.source.splitlines())
         if shown(cell) and n > MAX_SHOWN_LINES:
             long.append(f"cell {i}: {n} lines shown")
+        if shown(cell) and _parse(cell.source) is not None and any(
+                is_plumbing(s) for s in ast.walk(_parse(cell.source)) if isinstance(s, ast.stmt)):
+            long.append(f"cell {i}: shown, and glues or writes a derived file (--plumbing, or by hand)")
+        if shown(cell):
+            for line in long_lines(cell.source):
+                long.append(f"cell {i}: a line of {len(line)} characters shown: {line.strip()[:60]}")
     if write and changes:
         nbformat.write(nb, path)
     return changes, long
@@ -282,16 +426,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=Path, help="default: every notebooks/*/*.ipynb")
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 on any finding")
     parser.add_argument("--split", action="store_true", help="also split set-up statements out of mixed cells")
+    parser.add_argument("--plumbing", action="store_true",
+                        help="also move glue calls and derived-file writes out of shown cells, into removed cells after them")
+    parser.add_argument("--format", action="store_true",
+                        help=f"also format shown cells with a line over {LINE_LENGTH} characters (ruff)")
     args = parser.parse_args(argv)
     paths = args.notebooks or sorted((ROOT / "notebooks").glob("*/*.ipynb"))
     failed = False
     for path in paths:
-        changes, long = process(path, do_split=args.split and not args.check, write=not args.check)
+        changes, long = process(path, do_split=args.split and not args.check, write=not args.check,
+                                do_format=args.format and not args.check,
+                                do_plumbing=args.plumbing and not args.check)
         name = path.resolve().relative_to(ROOT).as_posix()
         for line in changes:
             print(f"{name}: {'would tag ' if args.check else ''}{line}")
         for line in long:
-            print(f"{name}: {line} (over {MAX_SHOWN_LINES}: split it, or move its logic into lib)")
+            print(f"{name}: {line} (split it, move its logic into lib, or format it: --format)")
         failed |= bool(long) or (args.check and bool(changes))
     return 1 if failed else 0
 

@@ -1,4 +1,4 @@
-"""Every figure opens at full size, and no image is fetched before the reader scrolls near it.
+"""Every figure is shown sharp and opens at full size, and no image is fetched before the reader scrolls near it.
 
 Each image of a page's body (not one already inside a link) is wrapped in a link that opens the
 figure's SVG at full size (``book/figures/<name>.svg``, copied beside the built pages), or the
@@ -6,6 +6,13 @@ image itself where no SVG exists. The SVG of an image is found by its file name 
 page shows ``book/figures/<name>.png``) or by its alternative text: a notebook's output of a
 figure carries the description ``lib.plotting.save_figure`` wrote into ``<name>.png``
 (``book/_ext/accessibility.py`` makes it the image's ``alt``).
+
+A figure is shown from its SVG (``src`` is the SVG, at the PNG's pixel size): the notebook's PNG
+is drawn at 1× (about 471 px across, shown about 350 px wide on a phone whose screen has two or
+three pixels per CSS pixel), so it looked blurrier than the text beside it. The SVG is as sharp
+as the text at any zoom and, served compressed as static hosts serve text, lighter than the PNG.
+The single page the PDF is printed from keeps the PNG (the PDF's figures are images with their
+alternative text, ``tests/test_pdf.py``).
 
 Every image also gets ``loading="lazy"`` (except on the single page the PDF is printed from) and
 ``decoding="async"``, and its pixel size as
@@ -65,9 +72,9 @@ def _inside_link(body: str, position: int) -> bool:
 
 
 def link_figures(body: str, svg_href: Any, sizes: dict[str, tuple[int, int]], stems: set[str],
-                 described: dict[str, str], *, lazy: bool = True) -> str:
-    """``body`` with each image lazy (unless ``lazy`` is false), sized and (unless already in a
-    link) linked to its full size.
+                 described: dict[str, str], *, lazy: bool = True, sharp: bool = True) -> str:
+    """``body`` with each image lazy (unless ``lazy`` is false), sized, shown from its figure's
+    SVG (unless ``sharp`` is false) and (unless already in a link) linked to its full size.
 
     ``svg_href(name)`` is the page's relative address of figure ``name``'s SVG; ``sizes`` maps an
     image's ``src`` to its pixel size, where known."""
@@ -87,8 +94,10 @@ def link_figures(body: str, svg_href: Any, sizes: dict[str, tuple[int, int]], st
             extra.append(f'width="{size[0]}" height="{size[1]}"')
         if extra:
             new = re.sub(r"\s*/?>$", " " + " ".join(extra) + " />", tag, count=1)
+        name = figure_of(src, _attr(tag, "alt") or "", stems, described) if src else None
+        if sharp and name:
+            new = re.sub(r'\bsrc="[^"]*"', lambda _: f'src="{html.escape(svg_href(name))}"', new, count=1)
         if not _inside_link(body, match.start()) and src:
-            name = figure_of(src, _attr(tag, "alt") or "", stems, described)
             href = svg_href(name) if name else src
             kind = "the figure's SVG" if name else "the image"
             new = (f'<a class="reference external figure-full" href="{html.escape(href)}" '
@@ -142,8 +151,10 @@ def _link_page(app: Any, pagename: str, templatename: str, context: dict[str, An
         _image_sizes(app, context["body"], pagename),
         figures.stems,
         figures.described,
-        # the single page the PDF is printed from loads every image before it prints
+        # the single page the PDF is printed from loads every image before it prints, and keeps
+        # the PNGs (the PDF's figures are images with their alternative text)
         lazy=app.builder.name != "singlehtml",
+        sharp=app.builder.name != "singlehtml",
     )
 
 

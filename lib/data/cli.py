@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     failed = 0
     for n in todo:
         try:
-            verify(n)
+            verify(n, fetch_missing=False)
         except UnknownDatasetError as exc:
             print(f"ERROR  {exc}", file=sys.stderr)
             return 2

@@ -22,14 +22,15 @@ __all__ = ["FIGURE1_PAPER", "figure1_claims"]
 
 
 #: Amoukou & Brunel §3.2, their words about Figure 1, quoted exactly (one entry per test of
-#: :func:`figure1_claims`; the two tests of (iii) quote their one sentence alike: one claim).
+#: :func:`figure1_claims`; the two tests of (iii), and of (iv), quote their one sentence alike: one claim).
 FIGURE1_PAPER: dict[str, str] = {
     "i": "all the features have the same Swing-SV for low values of π (below 0.7)",
     "ii": "For higher probability π, the three expected variables (Smoking, Coughing, Genetic) stand out.",
     "iii-a": "The variables Fatigue, Allergy seems important, but the remaining variables have almost zero contributions.",
     "iii-b": "The variables Fatigue, Allergy seems important, but the remaining variables have almost zero contributions.",
-    "iv": "important variables do not make any reverse-swings",
+    "iv": "important variables do not make any reverse-swings, while irrelevant variables do.",
     "v": "Even more, reverse-swings dominate for noisy variables.",
+    "iv-b": "important variables do not make any reverse-swings, while irrelevant variables do.",
 }
 
 
@@ -54,7 +55,7 @@ def figure1_claims(
     small: float = 0.25,
     step: float = 0.005,
 ) -> list[Claim]:
-    """Test the six claims of Amoukou & Brunel §3.2 about their Figure 1 on one instance's SDPs.
+    """Test the claims of Amoukou & Brunel §3.2 about their Figure 1 on one instance's SDPs (seven tests).
 
     ``sdp`` holds the ``2**d`` SDPs of one instance (:func:`same_decision_probability`); the
     Swing Shapley values (Definition 3.2) are computed on the grid ``pi' = 0.5, 0.5 + step, …, 1``
@@ -71,7 +72,11 @@ def figure1_claims(
     (iv)    the ``expected`` variables make no reverse swing at ``pi``;
     (v)     for most of the noise variables (outside the blanket, not in ``null_players``),
             the Shapley-weighted reverse swings exceed the swings at ``pi`` ("most": a share above
-            one half, ours, with the range over which the verdict stands).
+            one half, ours, with the range over which the verdict stands);
+    (iv-b)  ("while irrelevant variables do", the second clause of (iv)'s sentence) most of the
+            variables outside the blanket make at least one reverse swing at ``pi`` (a share above
+            one half, ours, read as (v)'s "dominate", with its range); last, so that the six before
+            keep their places.
 
     Raises ``ValueError`` for a batch of instances, names that are not features, or no noise
     variable.
@@ -112,12 +117,16 @@ def figure1_claims(
     reverse_expected = int(split.n_reverse_swings[[idx[f] for f in expected]].sum())
     with_reverse = [f for f in blanket if split.n_reverse_swings[idx[f]] > 0]
     dominated = [f for f in noise if split.reverse_swings[idx[f]] > split.swings[idx[f]]]
+    outside_reverse = [f for f in outside if split.n_reverse_swings[idx[f]] > 0]
     k = len(expected)
     share = float(np.abs(out_values).max() / at.max()) if at.max() > 0 else float("inf")
     almost_zero = Threshold("max |Swing-SV| outside the blanket / largest value <= t", small, round(share, 6))
     # "dominate for noisy variables": read as reverse swings outweighing swings for most (a share t = 1/2, ours)
     most = Threshold("share of the noise variables whose reverse swings outweigh their swings > t", 0.5,
                      round(len(dominated) / len(noise), 6), "at least")
+    # "while irrelevant variables do": read as most of the variables outside the blanket (a share t = 1/2, ours)
+    irrelevant = Threshold("share of the variables outside the blanket that make a reverse swing > t", 0.5,
+                           round(len(outside_reverse) / len(outside), 6), "at least")
     where = "§3.2"
     claims = [
         Claim(
@@ -151,6 +160,11 @@ def figure1_claims(
             FIGURE1_PAPER["v"], where,
             f"reverse swings outweigh swings for {', '.join(dominated) or 'none'} ({len(dominated)} of {len(noise)})",
             most.holds, (most,)),
+        Claim(
+            f"(iv) most of the {len(outside)} variables outside the blanket make reverse swings at pi = {pi:g}",
+            FIGURE1_PAPER["iv-b"], where,
+            f"with reverse swings: {', '.join(outside_reverse) or 'none'} ({len(outside_reverse)} of {len(outside)})",
+            irrelevant.holds, (irrelevant,)),
     ]
     return claims
 

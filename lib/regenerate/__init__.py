@@ -29,6 +29,11 @@ each check), so one drifted result does not make the rest differ. The scripts ne
 for this: they write under the repository root of the ``lib`` they import, and the scratch
 copy's ``lib`` is the one imported there (``PYTHONPATH``).
 
+A figure of ``book/figures`` is named ``figure:NAME`` (``python -m lib.regenerate --check
+figure:nb-figure3-twonorm``): the notebook that saves it is rerun (in the scratch copy with
+``--check``, its PNG and SVG then compared byte for byte with the stored ones; in place without),
+apart from the registry of ``data/derived/`` (``lib.regenerate.figures``).
+
 A table is printed at the end: result, status, CPU-seconds (this process's children: the
 command and everything it waited for), wall seconds. The state of every result (status, CPU
 seconds, commit) is kept in ``<scratch>/state-check.json`` (or ``state-regenerate.json``): a run
@@ -54,6 +59,11 @@ The package, one concept per module:
     by name or file (:func:`select`); the stored files no result writes (:func:`unregistered`).
 ``comparison``
     A regenerated file against the stored one (:func:`compare`).
+``figures``
+    The figures of ``book/figures``, one by one (``figure:NAME``): which notebook saves each, read from
+    the notebooks' sources (:func:`figure_notebooks`), and the check that reruns it in a scratch copy
+    and compares the PNG and SVG byte for byte (:func:`check_figures`); :func:`command` is the line the
+    Figures page prints under every figure.
 ``runner``
     Running a result in place, or in a scratch copy and comparing (:func:`check_one`).
 ``costs``
@@ -78,7 +88,10 @@ _HOMES = {
     "missing": "registry", "not_a_result": "registry", "ordered": "registry", "select": "registry",
     "stored": "registry", "unregistered": "registry",
     "Comparison": "comparison", "compare": "comparison",
-    "COPIED": "runner", "check_one": "runner", "make_scratch": "runner", "run_one": "runner",
+    "COPIED": "runner", "check_one": "runner", "environment": "runner", "make_scratch": "runner", "run_one": "runner",
+    "FIGURES": "figures", "FORMATS": "figures", "PREFIX": "figures", "check_figures": "figures", "command": "figures",
+    "figure_notebooks": "figures", "notebook_figures": "figures", "select_figures": "figures",
+    "stored_figures": "figures",
     "COSTS_BEGIN": "costs", "COSTS_END": "costs", "RECORD": "costs", "Coverage": "costs", "cost_table": "costs",
     "coverage": "costs", "family": "costs", "makespan": "costs", "merge_record": "costs", "write_costs": "costs",
     "CHEAP_BUDGET_MINUTES": "cli", "main": "cli",

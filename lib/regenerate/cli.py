@@ -23,9 +23,12 @@ import lib.regenerate
 from lib import data
 from lib.parallel import add_parallel_arguments
 from lib.regenerate.costs import RECORD, coverage, merge_record, write_costs
+from lib.regenerate.figures import (FIGURES, FORMATS, PREFIX, check_figures, figure_notebooks, select_figures,
+                                    stored_figures)
 from lib.regenerate.registry import BY_NAME, REGISTRY, check_registry, ordered, select
-from lib.regenerate.result import DERIVED
-from lib.regenerate.runner import check_one, head_commit, load_state, make_scratch, results_table, run_one, save_state
+from lib.regenerate.result import DERIVED, Result
+from lib.regenerate.runner import (check_one, environment, head_commit, load_state, make_scratch, results_table, run_one,
+                                   save_state)
 
 __all__ = ["CHEAP_BUDGET_MINUTES", "main"]
 
@@ -38,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=(lib.regenerate.__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", metavar="NAME",
-                        help="results to run (names, or files of data/derived/; shell-style patterns allowed)")
+                        help="results to run (names, or files of data/derived/; shell-style patterns allowed), "
+                             "or figures of book/figures as figure:NAME (their notebook is rerun, the PNG and "
+                             "SVG compared byte for byte)")
     parser.add_argument("--all", action="store_true", help="every result, in dependency order")
     parser.add_argument("--cheap", action="store_true",
                         help=f"the results checked by CI on every run (about {CHEAP_BUDGET_MINUTES} min on 2 cores)")
@@ -60,6 +65,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                               ("parallel", res.engine)) if on)
             print(f"{res.name}: {' '.join(res.command)}" + (f"  [{flags}]" if flags else ""))
             print("    writes " + ", ".join(res.outputs))
+        owners = figure_notebooks(data.REPO_ROOT)
+        for name in stored_figures(data.REPO_ROOT):
+            print(f"{PREFIX}{name}: {owners.get(name, '(no notebook saves it)')}")
         print(coverage())
         return 0
     if args.write_costs:
@@ -73,7 +81,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{DERIVED / 'README.md'}")
         print(coverage())
         return 0
-    patterns = list(args.names)
+    patterns = [p for p in args.names if not p.startswith(PREFIX)]
+    figures = [p for p in args.names if p.startswith(PREFIX)]
+    if figures and not patterns and not (args.all or args.cheap):
+        return _figures(figures, args)
     if args.all:
         chosen = list(REGISTRY)
     elif args.cheap:
@@ -129,6 +140,53 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{len(bad)} not; {sum(r[2] for r in rows) / 60:.1f} CPU minutes")
     if args.cheap:
         print(coverage())
+    if figures:
+        lock.close()  # the figures' run takes the scratch folder's lock in turn
+        bad += [figures] if _figures(figures, args) else []
+    return 1 if bad else 0
+
+
+def _figures(patterns: Sequence[str], args: argparse.Namespace) -> int:
+    """Rerun the notebooks of the figures asked for: in place, or in a scratch copy, comparing their files."""
+    root = data.REPO_ROOT
+    chosen = select_figures(patterns, root)
+    scratch = args.scratch.resolve()
+    scratch.mkdir(parents=True, exist_ok=True)
+    lock = (scratch / "lock").open("w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it, or pass "
+                         "another --scratch") from None
+    repo = make_scratch(root, scratch) if args.check else root
+    rows = []
+    for notebook, names in tqdm(chosen.items(), desc="figures", unit="notebook", file=sys.stderr):
+        log = scratch / "logs" / ("figures-" + notebook.replace("/", "__") + ".log")
+        if args.check:
+            found = check_figures(notebook, names, root, repo, log, environment(repo, True))
+        else:
+            before = {n: [(root / FIGURES / f"{n}{s}").read_bytes() if (root / FIGURES / f"{n}{s}").is_file()
+                          else None for s in FORMATS] for n in names}
+            res = Result(f"notebook:{notebook}", ("jupyter", "execute", notebook), ())
+            code, _, wall = run_one(res, root, log, args, scratch=False)
+            found = []
+            for n in names:
+                after = [(root / FIGURES / f"{n}{s}").read_bytes() if (root / FIGURES / f"{n}{s}").is_file()
+                         else None for s in FORMATS]
+                status = "failed" if code else ("unchanged" if after == before[n] else "regenerated")
+                found.append({"name": f"{PREFIX}{n}", "status": status, "seconds": round(wall, 1),
+                              "detail": f"exit code {code}; see {log}" if code else notebook})
+        for row in found:
+            tqdm.write(f"{row['name']}: {row['status']}", file=sys.stderr)
+        rows += found
+    width = max(len("figure"), *(len(r["name"]) for r in rows))
+    print(f"{'figure':<{width}}  {'status':<12}  {'wall s':>8}  detail")
+    for r in rows:
+        print(f"{r['name']:<{width}}  {r['status']:<12}  {r['seconds']:>8.1f}  {r['detail']}")
+    good = ("identical",) if args.check else ("unchanged", "regenerated")
+    bad = [r for r in rows if r["status"] not in good]
+    print(f"{len(rows)} figures, {len(chosen)} notebooks; {len(rows) - len(bad)} "
+          f"{'identical to the stored files' if args.check else 'done'}, {len(bad)} not")
     return 1 if bad else 0
 
 

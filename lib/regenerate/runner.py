@@ -29,7 +29,8 @@ from lib import data
 from lib.regenerate.comparison import compare
 from lib.regenerate.result import DERIVED, Result
 
-__all__ = ["COPIED", "check_one", "head_commit", "load_state", "make_scratch", "results_table", "run_one", "save_state"]
+__all__ = ["COPIED", "check_one", "environment", "head_commit", "load_state", "make_scratch", "results_table", "run_one",
+           "save_state"]
 
 
 def head_commit(root: Path) -> str:
@@ -55,7 +56,9 @@ def make_scratch(root: Path, scratch: Path) -> Path:
     return repo
 
 
-def _environment(where: Path, scratch: bool) -> dict[str, str]:
+def environment(where: Path, scratch: bool) -> dict[str, str]:
+    """The environment a result runs in: one thread per process, the data cache, and in a scratch copy its
+    ``lib`` first on the path."""
     env = dict(os.environ)
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(var, "1")
@@ -95,7 +98,7 @@ def run_one(res: Result, where: Path, log: Path, args: argparse.Namespace, *,
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with log.open("w") as out:
-        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=_environment(where, scratch),
+        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=environment(where, scratch),
                               stdout=out, stderr=subprocess.STDOUT, check=False)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -12,7 +12,8 @@ import tomllib
 from lib.data import REPO_ROOT
 
 #: import name -> distribution name, where they differ
-DISTRIBUTION = {"sklearn": "scikit-learn", "yaml": "pyyaml", "distributed": "dask", "myst_nb": "myst-nb"}
+DISTRIBUTION = {"sklearn": "scikit-learn", "yaml": "pyyaml", "distributed": "dask", "myst_nb": "myst-nb",
+                "IPython": "ipython"}
 
 #: modules whose import-time dependency is an extra, with the reason
 EXTRA_AT_IMPORT = {"lib.pyagrum_bridge": "pyagrum: the chapter 3 peer, the 'peers' extra"}

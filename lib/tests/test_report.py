@@ -153,11 +153,11 @@ def test_report_by_construction(tmp_path: Path) -> None:
     counts = report.summary(rep, ["p1", "p2"])
     assert counts.loc["p1"].to_dict() == {
         "reproduced": 3, "consistent": 0, "explained deviation": 2, "not reproduced": 3, "contradicted": 0,
-        "published numbers": 8, "derivation checks": 0, "errata": 0,
+        "published numbers": 8, "derivation checks": 0, "erratum rows": 0, "aims": 0,
     }
     assert counts.loc["p2"].to_dict() == {
         "reproduced": 1, "consistent": 2, "explained deviation": 0, "not reproduced": 2, "contradicted": 1,
-        "published numbers": 6, "derivation checks": 0, "errata": 0,
+        "published numbers": 6, "derivation checks": 0, "erratum rows": 0, "aims": 0,
     }
     assert report.check_evidence(root=tmp_path) == []
     assert report.load_papers(root=tmp_path) == {"p1": "Paper one", "p2": "Paper two"}
@@ -323,7 +323,7 @@ def test_derivation_checks_and_claims(tmp_path: Path) -> None:
     # an erratum of the paper: shown apart like a derivation check, never "contradicted"
     assert status["e"] == report.ERRATUM
     counts = report.summary(rep, ["p1"]).loc["p1"]
-    assert counts["derivation checks"] == 1 and counts["errata"] == 1 and counts["published numbers"] == 6
+    assert counts["derivation checks"] == 1 and counts["erratum rows"] == 1 and counts["published numbers"] == 6
     assert counts["reproduced"] == 4 and counts["contradicted"] == 1
     # claims: one sentence tested three times is one claim, failing where one of its rows does; a table is one
     # claim, failing on one number outside its tolerance, its share of agreeing numbers shown beside it
@@ -383,10 +383,11 @@ def test_independent_causes_counted_once(tmp_path: Path) -> None:
     assert found.loc["another version of the tool", "kind"] == "set-up not the paper's"
     assert found.loc["the paper prints the other class", "kind"] == "demonstrated cause of a deviation"
     # the claims resting only on set-ups that are not the paper's: 'no' (p1) and 'no' (p2) could not be tested,
-    # 'yes' holds on them (consistent), and none fails
+    # 'yes' agrees on them: consistent on a substitute, never "holds"; and none fails
     outcomes = report.claims(rep).set_index(["paper", "claim"])["outcome"]
     assert outcomes[("p1", "no")] == outcomes[("p2", "no")] == report.UNTESTED
-    assert outcomes[("p1", "yes")] == report.HOLDS and (outcomes != report.FAILS).all()
+    assert outcomes[("p1", "yes")] == report.SUBSTITUTE and (outcomes != report.FAILS).all()
+    assert not outcomes.loc[[("p1", "yes"), ("p1", "no"), ("p2", "yes"), ("p2", "no")]].isin(report.OWN_OUTCOMES).any()
 
 
 # --------------------------------------------------------------------------- claims: sentences, outcomes, thresholds
@@ -409,7 +410,8 @@ def test_a_sentence_split_over_tables_is_one_claim(tmp_path: Path) -> None:
                            {"a.csv": rows(True, True), "b.csv": rows(True), "c.csv": rows(True, True, True)})
     table = report.claims(rep)
     assert len(table) == 1
-    assert table.iloc[0][["outcome", "tables", "numbers", "agree"]].tolist() == [report.HOLDS, 3, 6, 6]
+    # every row agrees, on set-ups the book chose: consistent on a substitute, not "holds"
+    assert table.iloc[0][["outcome", "tables", "numbers", "agree"]].tolist() == [report.SUBSTITUTE, 3, 6, 6]
     assert report.claim_summary(rep).set_index("paper").loc["p1", "claims"] == 1
     per_table = report.evidence(rep)
     assert per_table["table"].tolist() == ["A", "B", "C"] and per_table["numbers"].tolist() == [2, 1, 3]
@@ -425,9 +427,11 @@ def test_an_untestable_claim_is_not_a_failure(tmp_path: Path) -> None:
     assert table.loc["The sentence tested here.", ["outcome", "reasons"]].tolist() == [report.UNTESTED, "tool version"]
     assert table.loc["A third sentence.", "outcome"] == report.FAILS   # the paper's own set-up: it fails
     counts = report.claim_summary(rep).set_index("paper").loc["p1"]
-    assert counts[[report.HOLDS, report.FAILS, report.UNTESTED]].tolist() == [0, 1, 2]
+    assert counts[[report.HOLDS, report.FAILS, report.SUBSTITUTE, report.UNTESTED]].tolist() == [0, 1, 0, 2]
     why = report.glance(rep).set_index("paper").loc["p1", "why"]
-    assert why == "fails: A third sentence.; untested: tool version"
+    assert why == "fails: A third sentence.; substitute: tool version"
+    # what the substitute found is kept beside "could not be tested": its rows, and how many agree
+    assert table.loc["The sentence tested here.", ["substitute numbers", "substitute agree"]].tolist() == [1, 0]
 
 
 def test_one_passage_one_verdict(tmp_path: Path) -> None:
@@ -467,8 +471,11 @@ def test_a_table_claim_shows_its_share_and_the_rule_decides(tmp_path: Path) -> N
     rep = _claims_registry(tmp_path, [spec], {"n.csv": "name,paper,ours\n" + "\n".join(rows) + "\n",
                                               "e.csv": "proved\nTrue\n"})
     claim = report.claims(rep).iloc[0]
-    assert claim[["outcome", "numbers", "agree", "explained", "where"]].tolist() == [report.FAILS, 40, 37, 1, "Table 1"]
-    assert "Table 1 (37/40)" in report.glance(rep).set_index("paper").loc["p1", "why"]
+    assert claim[["outcome", "numbers", "agree", "explained", "disagree", "where"]].tolist() == [
+        report.FAILS, 40, 37, 1, 2, "Table 1"]
+    assert report.share(claim) == "37 of 40 numbers agree, 1 explained, 2 do not"
+    assert claim["against"] == "x: 2 against the paper's 1\ny: 2 against the paper's 1"
+    assert "fails: Table 1" in report.glance(rep).set_index("paper").loc["p1", "why"]
     # the two numbers explained too: the claim holds, every number accounted for
     spec["explained"] = {p: spec["explained"]["e"] for p in ("e", "x", "y")}
     (tmp_path / "data").rename(tmp_path / "old")
@@ -663,3 +670,156 @@ def test_the_real_registry_reads_at_claim_level() -> None:
     assert len(costs) and (costs["status"] == report.DERIVATION).all()
     glance = report.glance(rep, list(report.load_papers(root=REPO_ROOT)))
     assert (glance["claims"] == glance[list(report.OUTCOMES)].sum(axis=1)).all() and (glance["why"] != "").all()
+
+
+# --------------------------------------------------------------------------- issue 37: symmetric outcomes, true reasons, one count
+def _paper_text(paper: str) -> str | None:
+    path = PAPERS / PAPER_TEXTS[paper]
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def test_a_claim_on_a_set_up_the_book_chose_never_holds_nor_fails() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    table = report.claims(rep)
+    own = rep[~rep["status"].isin(report.APART)].groupby(["paper", "claim"])["setup"].apply(
+        lambda s: (s == "identified").any())
+    decided_own = table.set_index(["paper", "claim"])["outcome"].isin(report.OWN_OUTCOMES)
+    assert (decided_own == own.reindex(decided_own.index)).all(), (
+        "a claim holds or fails only on the paper's own set-up, and every claim tested there does")
+    # what a substitute found is always kept: its rows, and how many agree
+    sub = table[table["outcome"].isin(report.SUBSTITUTE_OUTCOMES)]
+    assert (sub["substitute numbers"] > 0).all() and (sub["reasons"] != "").all()
+    assert (sub.loc[sub["outcome"] == report.SUBSTITUTE, "substitute agree"]
+            == sub.loc[sub["outcome"] == report.SUBSTITUTE, "substitute numbers"]).all()
+
+
+def test_every_declared_reason_has_a_check() -> None:
+    assert set(report.REASON_FACTS) == set(report.REASONS)
+
+
+def test_every_reason_a_table_gives_is_true_by_the_repository() -> None:
+    """Each substitute set-up declares the facts that make its reason true; the paper's text (when beside the
+    repository), requirements.txt, the data manifest and the stored benchmark must bear them out."""
+    problems = []
+    for spec in report.load_registry(root=REPO_ROOT):
+        for own in spec.setups():
+            if own.setup == "identified":
+                continue
+            if not own.fact:
+                problems.append(f"{spec.csv}: the reason {own.reason!r} declares no fact")
+                continue
+            found = report.reason_problems(own, _paper_text(spec.paper), REPO_ROOT)
+            problems += [f"{spec.csv}: {p}" for p in found]
+            assert report.reason_fact_text(own, REPO_ROOT)
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("reason", "fact", "text", "message"),
+    [
+        # data the manifest holds (UCI) is no offline-build reason
+        ("data offline", {"names": "https://archive.ics.uci.edu/dataset/27/credit+approval"},
+         "see https://archive.ics.uci.edu/dataset/27/credit+approval", "the build can have it"),
+        # the paper does not say what the reason quotes
+        ("data offline", {"names": "https://www.openml.org/s/107/tasks"}, "our data come from KEEL.", "does not say"),
+        # numbers that agree with the paper's do not show that the model differs
+        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: Twonorm / #Var"},
+         "we used the Khiops software", "shows the model differs"),
+        # the paper names the version the book pins
+        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: * / #Var"},
+         "we used Khiops 11 throughout", "names the version"),
+        # the book's call is not cheaper when the columns say otherwise
+        ("cheaper model", {"names": "the output of the classifier", "benchmark": "benchmark-nb-speed.csv", "row": "crx",
+                           "ours": "khiops interpret+deploy all rows s (best)",
+                           "paper's tool": "numpy gather alone s (best)", "output": "kernel output"},
+         "the value function used is the output of the classifier", "is not cheaper"),
+        # a section that names its model identifies it
+        ("set-up not identified", {"section": "3.2 A graphical model"},
+         "3.2 A graphical model\nWe explain a random forest classifier trained on LUCAS.\n4 Next\n", "names a model"),
+    ],
+)
+def test_a_reason_the_repository_contradicts_is_caught(reason: str, fact: dict, text: str, message: str) -> None:
+    own = report.SetUp("guessed", reason, "a substitute", fact)
+    problems = report.reason_problems(own, text, REPO_ROOT)
+    assert any(message in p for p in problems), problems
+
+
+_AIMS = re.compile(r"^(?:we want|we wish|we aim|our (?:aim|goal)|we suggest|we recommend|we propose|it is recommended)\b",
+                   re.IGNORECASE)
+
+
+def test_aims_and_recommendations_are_never_scored() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    scored = rep[~rep["status"].isin(report.APART)]
+    kinds = {s.table: s.kind for s in report.load_registry(root=REPO_ROOT)}
+    quotes = set(scored.loc[scored["table"].map(kinds) == "claims", "claim"])
+    assert not [q for q in quotes if _AIMS.search(q.strip())], "an aim or a recommendation is scored as a claim"
+    assert (rep["status"] == report.AIM).any()   # Appendix D's aim: shown apart
+    # the counter-example: a row quoting an aim and not registered under 'aims' would be scored
+    assert _AIMS.search("We want to optimally distribute the m_{\\max} drawn samples over the d features.")
+
+
+def test_every_claim_is_named_by_what_it_says_and_apart() -> None:
+    table = report.claims(report.reproduction_report(root=REPO_ROOT))
+    assert (table["name"] != "").all(), table.loc[table["name"] == "", "claim"].tolist()
+    assert not table.duplicated(["paper", "name"]).any()
+    # no name is a table label alone ("Table 1"): the two Table 1 claims of Lemaire et al. are named apart
+    assert not table["name"].str.fullmatch(r"(?:Table|Figure|Fig\.|§)\s*[\w.]+").any()
+    tables_1 = table[(table["paper"] == "lemaire2023naive") & table["claim"].str.startswith("Table 1")]
+    assert len(tables_1) == 2 and tables_1["name"].nunique() == 2
+
+
+def test_one_count_for_every_page() -> None:
+    counts = report.counts(root=REPO_ROOT)
+    papers = [p for p in counts.index if p != "all papers"]
+    assert (counts.loc[papers].sum() == counts.loc["all papers"]).all()
+    assert (counts["claims"] == counts[list(report.OUTCOMES)].sum(axis=1)).all()
+    assert (counts["maths claims"] == counts[[f"maths {o}" for o in report.OUTCOMES]].sum(axis=1)).all()
+    # errata are the Erratum admonitions the notebooks and chapter pages state, each owned by one paper
+    errata = report.errata(REPO_ROOT)
+    assert len(errata) == counts.loc["all papers", "errata"] > 0 and (errata["paper"] != "").all()
+    stated = 0
+    for path in sorted((REPO_ROOT / "notebooks").glob("*/*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] == "markdown":
+                stated += len(re.findall(r"^(?:`{3,}|:{3,})\{admonition\}\s*Erratum", "".join(cell["source"]), re.M))
+    assert stated == len(errata)
+    # README quotes the counts from lib.report, never typed
+    assert report.counts_markdown(REPO_ROOT) in (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_findings_are_sentences_from_the_claims() -> None:
+    rep = report.reproduction_report(root=REPO_ROOT)
+    table = report.claims(rep)
+    found = report.findings(rep, REPO_ROOT)
+    assert set(found) == set(table["paper"])
+    for paper, sentences in found.items():
+        text = " ".join(sentences)
+        mine = table[table["paper"] == paper]
+        for claim in mine.to_dict("records"):   # every claim, by its name, under its own outcome's sentence
+            lead = {report.HOLDS: "**Holds**", report.FAILS: "**Fails**", report.SUBSTITUTE: "**Consistent on a substitute**",
+                    report.UNTESTED: "**Could not be tested here**"}[claim["outcome"]]
+            assert any(s.startswith(lead) and report.as_markdown(claim["name"]) in s for s in sentences), (paper, claim["name"])
+        assert "\\(" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [("The feature with the largest \\( \\log f_{-i} \\) value is the most significant.",
+      "The feature with the largest $\\log f_{-i}$ value is the most significant."),
+     ("We want to optimally distribute the m_{\\max} drawn samples over the d features.",
+      "We want to optimally distribute the $m_{\\max}$ drawn samples over the d features."),
+     ("\\tilde{p}_3 compares the probability for the class 0", "$\\tilde{p}_3$ compares the probability for the class 0"),
+     ("the angles are $\\approx 109.5^\\circ$.", "the angles are $\\approx 109.5^\\circ$."),
+     ("P(\\text{Lung\\_cancer}) and Lung\\_cancer", "P($\\text{Lung_cancer}$) and Lung_cancer"),
+     ("no maths at all: RevVIF, p-values, 3 of 5", "no maths at all: RevVIF, p-values, 3 of 5")],
+)
+def test_maths_in_a_quote_is_shown_as_maths(text: str, shown: str) -> None:
+    assert report.as_markdown(text) == shown
+
+
+def test_no_quote_shows_raw_tex() -> None:
+    table = report.claims(report.reproduction_report(root=REPO_ROOT))
+    for quote in table["claim"]:
+        outside = re.sub(r"\$[^$]*\$", "", report.as_markdown(quote))
+        assert not re.search(r"\\[A-Za-z(]|_\{|\^\{", outside), quote

@@ -532,16 +532,17 @@ def test_figure1_claims_on_hand_made_games():
     # symmetric game-changers (1/2 each), C and N null players.
     sdp_ab, names = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
     sdp_ab[-1] = 1.0
-    i, ii, iii_a, iii_b, iv, v = (c.holds for c in sdp_figure1.figure1_claims(sdp_ab, names, **kw))
+    i, ii, iii_a, iii_b, iv, v, iv_b = (c.holds for c in sdp_figure1.figure1_claims(sdp_ab, names, **kw))
     assert i and ii and iii_b and iv
     assert not iii_a                                      # C (0) is not above N (0)
-    assert not v                                          # N makes neither swings nor reverse swings
+    assert not v and not iv_b                             # N makes neither swings nor reverse swings
     phi = sdp.swing_shapley(sdp_ab, 0.9)
     np.testing.assert_allclose(phi, [0.5, 0.5, 0.0, 0.0], atol=1e-12)
     # with N known the decision is less sure: N's arrival turns winning coalitions into losing ones
     sdp_n, _ = _sdp_of(lambda S: (0.95 if S & {"A", "B"} else 0.8) - (0.1 if "N" in S else 0.0))
     sdp_n[-1] = 1.0
     assert sdp_figure1.figure1_claims(sdp_n, names, **kw)[5].holds
+    assert sdp_figure1.figure1_claims(sdp_n, names, **kw)[6].holds    # (iv-b): N, outside the blanket, does
     assert sdp.swing_decomposition(sdp.swing_game(sdp_n, 0.9)).n_reverse_swings[3] > 0
     # (i) fails when the values already differ at a low level
     sdp_low, _ = _sdp_of(lambda S: 0.95 if "A" in S else 0.6)

@@ -40,10 +40,8 @@ def test_ranked_breaks_ties_by_label_not_by_rounding_noise():
 
 
 def test_glue_number_pastes_a_rounded_plain_float(monkeypatch: pytest.MonkeyPatch) -> None:
-    import myst_nb
-
     glued = {}
-    monkeypatch.setattr(myst_nb, "glue", lambda key, value, display=True: glued.update({key: (value, display)}))
+    monkeypatch.setattr(stable, "glue", lambda key, value, display=True: glued.update({key: (value, display)}))
     assert stable.glue_number("k", np.float64(0.1) + np.float64(0.2)) is None   # a cell ending in it shows nothing
     stable.glue_number("n", np.int64(7))
     stable.glue_number("d", 1 / 3, digits=2)

@@ -107,3 +107,46 @@ def test_tagging_keeps_tags_set_by_hand_and_reports_long_cells(tag_cells, tmp_pa
     assert again.cells[1].metadata["tags"] == ["remove-input"]
     assert changes == ["cell 1: remove-input"] and long == [f"cell 2: {tag_cells.MAX_SHOWN_LINES + 1} lines shown"]
     assert tag_cells.process(path, do_split=False, write=True)[0] == []      # idempotent
+
+
+def test_format_shortens_long_shown_lines_and_leaves_the_rest(tag_cells, tmp_path):
+    long = ("result = sx.perturb(sx.power(alpha, first_composition), sx.power(beta, second_composition))\n"
+            "print(result)")
+    formatted = tag_cells.format_source(long)
+    assert max(len(line) for line in formatted.splitlines()) <= tag_cells.LINE_LENGTH
+    assert ast.dump(ast.parse(formatted)) == ast.dump(ast.parse(long))   # the same program
+    assert tag_cells.format_source("%time x = 1") is None                  # magics are left alone
+    nb = nbformat.v4.new_notebook()
+    folded = nbformat.v4.new_code_cell(long)
+    folded.metadata["tags"] = ["hide-input"]
+    short = "x = sx.closure([1, 2])"
+    nb.cells = [nbformat.v4.new_code_cell(long), folded, nbformat.v4.new_code_cell(short)]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(nb, path)
+    changes, left = tag_cells.process(path, do_split=False, write=True, do_format=True)
+    assert changes == ["cell 0: formatted"] and left == []
+    after = nbformat.read(path, as_version=4).cells
+    assert after[0].source == formatted and after[1].source == long and after[2].source == short
+    # --check reports a shown line over the limit
+    nb.cells = [nbformat.v4.new_code_cell(long)]
+    nbformat.write(nb, path)
+    _, left = tag_cells.process(path, do_split=False, write=False)
+    assert left and "characters shown" in left[0]
+
+
+def test_plumbing_moves_glue_and_writes_out_of_a_shown_cell(tag_cells):
+    source = ("table = build()\n"
+              'lib.stable.write_derived(table, "x.csv")\n'
+              'print("written data/derived/x.csv")\n'
+              'glue("nb-n", len(table), display=False)\n'
+              "table")
+    kept, moved = tag_cells.move_plumbing(source)
+    assert kept == "table = build()\ntable"
+    assert moved == 'lib.stable.write_derived(table, "x.csv")\nglue("nb-n", len(table), display=False)'
+    # a write that ends the removed cell displays nothing (not the path it returns)
+    assert tag_cells.move_plumbing('t = f()\nwrite_derived(t, "x.csv")\nt')[1] == '_ = write_derived(t, "x.csv")'
+    long = 't = f()\n# the table\nwrite_derived(\n    t, "x.csv"\n)\nt'
+    assert tag_cells.move_plumbing(long)[1] == '# the table\n_ = write_derived(\n    t, "x.csv"\n)'
+    # a write whose table changes later stays (split by hand)
+    assert tag_cells.move_plumbing('write_derived(t, "x.csv")\nt["a"] = 1\nt') is None
+    assert tag_cells.move_plumbing("x = 1\nprint(x)") is None

@@ -21,11 +21,32 @@ a planted counter-example (and passing its repaired twin), so that no check of
   ``verdict-glance``) starts, in screens.
 - :func:`own_bytes`: a page's own bytes, its HTML and the images it shows; :func:`first_screen`:
   every byte a browser fetches to show a page's first screen.
+
+A page reads as its idea (issue 38), on every notebook page at 400 and 1400 px:
+
+- :data:`CODE_LINES`: a code or output line that overflows its box (it pans or is cut), and, on a
+  desk, a shown code line wider than its box (it wraps: the code was not formatted to the column).
+- :data:`OUTPUT_LINES` with :func:`bare_booleans`: an output line that ends in a bare ``True`` or
+  ``False`` (a check prints its number, its bound and its verdict).
+- :data:`CODE_CELLS` with :func:`plumbing` and :func:`undefined_names`: a cell on the page (shown or
+  folded) that calls ``glue``, writes a derived file or imports myst-nb (and, with
+  :func:`derived_paths` of :data:`OUTPUT_LINES`, an output showing a derived file's path); a name a cell on the page
+  uses that no cell on the page defines (an alias imported in a removed cell).
+- :data:`SECTION_OPENINGS`: a section whose first content is a code cell, not a sentence.
+- :data:`COMPUTED_BY`: a "Computed by …" sentence in the running prose (the code of an equation is
+  a small link beside its number).
+- :func:`soft_figures` (of :data:`FIGURE_IMAGES`): a figure shown from a raster image with fewer
+  than two pixels per CSS pixel (a 1× PNG on a 2× screen).
+- :data:`RAW_TEX`: TeX shown as text (``\\tilde{p}``, ``$\\approx$``), in the prose, in a table, or
+  inside typeset maths (``Lung\\_cancer``).
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
 import functools
+import gzip
 import http.server
 import os
 import re
@@ -263,10 +284,21 @@ def shown_font_px(svg: str, shown_width: float) -> float:
 _IMG_SRC = re.compile(r'<img\b[^>]*?\bsrc="([^"]+)"')
 
 
+def image_bytes(path: Path) -> int:
+    """The bytes a browser fetches for an image file: an SVG (text, which static hosts such as
+    GitHub Pages serve gzip-compressed) at its gzip size, any other image (already compressed) as
+    it is."""
+    data = path.read_bytes()
+    if path.suffix.lower() == ".svg":
+        return len(gzip.compress(data, compresslevel=6, mtime=0))
+    return len(data)
+
+
 def own_bytes(html_file: Path, site_root: Path) -> tuple[int, dict[str, int]]:
     """A built page's own bytes: its HTML file and every image it shows (each file once), and
-    the size of each image by its path under ``site_root``. An image outside the site (a data:
-    URI, another host) counts its URI's length; a missing file raises ``FileNotFoundError``."""
+    the size of each image by its path under ``site_root`` (:func:`image_bytes`). An image outside
+    the site (a data: URI, another host) counts its URI's length; a missing file raises
+    ``FileNotFoundError``."""
     text = html_file.read_text(encoding="utf-8")
     images: dict[str, int] = {}
     for src in dict.fromkeys(_IMG_SRC.findall(text)):
@@ -277,7 +309,7 @@ def own_bytes(html_file: Path, site_root: Path) -> tuple[int, dict[str, int]]:
         path = (html_file.parent / urllib.parse.unquote(parsed.path)).resolve()
         if not path.is_file():
             raise FileNotFoundError(f"{html_file.name}: image {src} is not in the built site")
-        images[path.relative_to(site_root.resolve()).as_posix()] = path.stat().st_size
+        images[path.relative_to(site_root.resolve()).as_posix()] = image_bytes(path)
     return html_file.stat().st_size + sum(images.values()), images
 
 
@@ -305,3 +337,211 @@ def first_screen(browser: object, url: str, site: str, root: Path, *, width: int
         file = root / path
         sizes[path] = file.stat().st_size if file.is_file() else 0
     return sizes
+
+
+# ---------------------------------------------------------------------------------------------
+# A page reads as its idea (issue 38)
+
+#: -> {pans: [...], wraps: [...]}: every code or output block of a cell (and every listing) whose
+#: content overflows its box with the page's styles (it pans sideways, or is cut), and, when
+#: ``desk`` is true, every shown code cell with a line wider than its box once lines are not
+#: wrapped: on a desk, code formatted to the column fits without wrapping (a listing of ``lib``
+#: keeps ``lib``'s line length and wraps)
+CODE_LINES = (
+    """(desk) => {
+    """ + _SHOWN + """
+    const first = p => p.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '').trim().slice(0, 70);
+    const pans = [], wraps = [];
+    for (const p of document.querySelectorAll('article pre')) {
+        if (!shown(p)) continue;
+        const output = !!p.closest('.cell_output');
+        const kind = output ? 'output' : 'code';
+        for (const box of new Set([p, p.parentElement])) {
+            if (box.scrollWidth > box.clientWidth + 1) {
+                pans.push(`${kind} ${box.scrollWidth - box.clientWidth} px past its box: ${first(p)}`);
+                break;
+            }
+        }
+        if (desk && !output && p.closest('.cell_input')) {
+            // the lines unwrapped (the pre and every line in it): would one be wider than the box?
+            const nowrap = document.createElement('style');
+            nowrap.textContent = '.measure-nowrap, .measure-nowrap * { white-space: pre !important; }';
+            document.head.appendChild(nowrap);
+            p.classList.add('measure-nowrap');
+            const over = p.scrollWidth - p.clientWidth;
+            p.classList.remove('measure-nowrap');
+            nowrap.remove();
+            if (over > 1) wraps.push(`${over} px too wide for the column: ${first(p)}`);
+        }
+    }
+    return {pans: pans, wraps: wraps};
+}"""
+)
+
+#: -> [line]: every line of the outputs shown on the page (printed text, a result's text), not of tables
+OUTPUT_LINES = (
+    """() => {
+    """ + _SHOWN + """
+    return Array.from(document.querySelectorAll('article .cell_output pre')).filter(shown)
+        .flatMap(p => p.textContent.split('\\n'));
+}"""
+)
+
+_BARE_BOOLEAN = re.compile(r"\b(True|False)\s*$")
+
+
+def bare_booleans(lines: list[str]) -> list[str]:
+    """The output lines that end in a bare ``True`` or ``False`` (a check printed as a boolean)."""
+    return [line.strip()[-90:] for line in lines if _BARE_BOOLEAN.search(line)]
+
+
+#: -> [{text, folded}]: the code of every cell on the page, in order: shown, or folded behind a
+#: click (a removed cell's code is not on the page)
+CODE_CELLS = """() => Array.from(document.querySelectorAll('article div.cell div.cell_input pre'))
+    .map(p => ({text: p.textContent, folded: !!p.closest('details')}))"""
+
+_PLUMBING = re.compile(r"\b(?:glue|glue_number|glue_text|write_derived)\s*\(|\bmyst_nb\b|\.to_csv\s*\(")
+
+
+_DERIVED_PATH = re.compile(r"data/derived/|\bwritten\b.*\.csv", re.I)
+
+
+def derived_paths(lines: list[str]) -> list[str]:
+    """The output lines that show a derived file's path or say it was written (publishing plumbing
+    printed on the page: a removed cell ending in a write displays the path it returns). A
+    command that regenerates a stored result (a line running ``python``) is what the reader
+    needs, and is not counted."""
+    return [line.strip()[:90] for line in lines
+            if _DERIVED_PATH.search(line) and not re.search(r"\bpython3? ", line)]
+
+
+def plumbing(cells: list[dict[str, Any]]) -> list[str]:
+    """The first line of every cell on the page (shown or folded) that glues a value, writes a
+    derived file or imports myst-nb: publishing plumbing belongs in a removed cell."""
+    found = []
+    for cell in cells:
+        for line in cell["text"].splitlines():
+            if _PLUMBING.search(line.split("#", 1)[0]):
+                found.append(("folded: " if cell["folded"] else "") + line.strip()[:90])
+    return found
+
+
+#: names a notebook's kernel defines without an import
+KERNEL_NAMES = frozenset(dir(builtins)) | {"display", "get_ipython", "In", "Out", "_", "__", "___"}
+
+
+def _source(text: str) -> ast.Module | None:
+    """A cell's code parsed, IPython's magics and shell lines left out (the statement a ``%time``
+    or ``%timeit`` line times is kept); ``None`` if it does not parse."""
+    lines = []
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        timed = re.match(r"%(?:time|timeit)\s+(?:-\S+\s+)*(.*)", stripped)
+        if timed:
+            line = line[:len(line) - len(stripped)] + timed[1]
+        elif stripped.startswith(("%", "!")):
+            line = ""
+        lines.append(line)
+    try:
+        return ast.parse("\n".join(lines))
+    except SyntaxError:
+        return None
+
+
+def _bound(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            names |= set(node.names)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+    return names
+
+
+def undefined_names(cells: list[dict[str, Any]]) -> list[str]:
+    """Names the code on the page uses (shown or folded cells) that no cell on the page defines
+    (an import, an assignment, a ``def``), sorted: an alias imported in a removed cell (``sx``), or a
+    variable made in one. A cell that does not parse is skipped (the page shows what it shows)."""
+    trees = [t for t in (_source(c["text"]) for c in cells) if t is not None]
+    bound = set().union(*(_bound(t) for t in trees)) if trees else set()
+    used = {n.id for t in trees for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return sorted(used - bound - KERNEL_NAMES)
+
+
+#: -> [heading]: every section whose first content (after its heading, past empty blocks and
+#: targets) is a code cell: a section opens with a sentence saying what it shows
+SECTION_OPENINGS = (
+    """() => {
+    """ + _SHOWN + """
+    const empty = e => !shown(e) || (e.innerText.trim() === '' && !e.querySelector('img, svg, mjx-container, table'));
+    const out = [];
+    for (const section of document.querySelectorAll('article section')) {
+        const heading = section.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > h5, :scope > h6');
+        if (!heading) continue;
+        let e = heading.nextElementSibling;
+        while (e && empty(e)) e = e.nextElementSibling;
+        if (e && e.matches('div.cell')) out.push(heading.textContent.replace(/[#¶]$/, '').trim().slice(0, 80));
+    }
+    return out;
+}"""
+)
+
+#: -> [text]: sentences of the running prose (paragraphs, list items; not code, not outputs) that
+#: say "Computed by …": the code of an equation is a small link beside its number
+COMPUTED_BY = (
+    """() => {
+    """ + _SHOWN + """
+    return Array.from(document.querySelectorAll('article p, article li'))
+        .filter(e => shown(e) && !e.closest('.cell_output, pre, table, p.equation-code'))
+        .map(e => e.innerText.replace(/\\s+/g, ' ').trim())
+        .filter(t => /(^|[.!?:;]\\s+)Computed by\\b/.test(t))
+        .map(t => t.slice(0, 100));
+}"""
+)
+
+
+def soft_figures(images: list[dict[str, Any]], density: float = 2.0) -> list[str]:
+    """The images of :data:`FIGURE_IMAGES` shown from a raster file (PNG, JPEG, GIF, WebP) with
+    fewer than ``density`` of its pixels per CSS pixel shown: a 1× PNG, blurred on a 2× screen."""
+    soft = []
+    for image in images:
+        path = urllib.parse.urlparse(image["src"]).path.lower()
+        if image["shown"] <= 0 or not path.endswith((".png", ".jpg", ".jpeg", ".gif", ".webp")):
+            continue
+        if image["natural"] < density * image["shown"] - 1:
+            soft.append(f"{path.rsplit('/', 1)[-1]}: {image['natural']} px shown {image['shown']:.0f} px wide")
+    return soft
+
+
+#: -> [text]: TeX shown as text: a control word, an escaped character, ``$…$`` or a braced script
+#: in the visible text outside code and typeset maths, and a backslash inside typeset maths (its
+#: assistive MathML: ``\\text{Lung\\_cancer}`` shows its backslash)
+RAW_TEX = (
+    """() => {
+    """ + _SHOWN + """
+    const tex = /\\\\(?:[A-Za-z]{2,}|[_{}$%&#^,;!])|\\$[^$\\n]{1,80}\\$|[\\^_]\\{/;
+    const out = [];
+    const walker = document.createTreeWalker(document.querySelector('article') || document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const e = n.parentElement;
+        if (!e || e.closest('pre, code, script, style, mjx-container, .math, kbd, samp, textarea')) continue;
+        const m = n.textContent.match(tex);
+        if (m && shown(e)) out.push(n.textContent.replace(/\\s+/g, ' ').trim().slice(0, 80));
+    }
+    for (const mml of document.querySelectorAll('article mjx-assistive-mml')) {
+        const text = mml.textContent;
+        if (/\\\\[A-Za-z_{}]/.test(text)) out.push('in maths: ' + text.replace(/\\s+/g, ' ').trim().slice(0, 80));
+    }
+    return Array.from(new Set(out));
+}"""
+)

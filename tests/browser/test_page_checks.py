@@ -212,3 +212,134 @@ def test_first_screen_counts_what_a_phone_fetches(chromium: Any, tmp_path: Path)
         eager = checks.first_screen(chromium, site + "eager.html", site, tmp_path, settle_ms=300)
     assert "big.png" not in lazy and sum(lazy.values()) < 1000
     assert eager["big.png"] == (tmp_path / "big.png").stat().st_size
+
+
+# ---------------------------------------------------------------------------------------------
+# A page reads as its idea (issue 38)
+
+WRAP = "<style>pre{white-space:pre-wrap;overflow-wrap:anywhere;font:14px monospace;padding:0;margin:0}</style>"
+LONG_LINE = "result = lib.compositions.shapley_compositions(model, X, background, output=0, budget=2048)"
+
+
+def _input(code: str) -> str:
+    return f'<div class="cell"><div class="cell_input"><div class="highlight"><pre>{code}</pre></div></div></div>'
+
+
+def _output(text: str) -> str:
+    return f'<div class="cell"><div class="cell_output"><div class="output"><pre>{text}</pre></div></div></div>'
+
+
+def test_a_code_or_output_line_past_its_box_is_caught(tab: Any) -> None:
+    panning = _page(tab, _input(LONG_LINE) + _output("max |error| " + "9" * 80),
+                    "pre{white-space:pre;overflow-x:auto;font:14px monospace}").evaluate(checks.CODE_LINES, False)
+    assert len(panning["pans"]) == 2 and panning["pans"][0].startswith("code") and panning["pans"][1].startswith("output")
+    # wrapped, nothing pans; but on a desk a code line wider than its box (it wraps) is caught
+    wrapped = _page(tab, WRAP + _input(LONG_LINE) + _output("max |error| " + "9" * 80)).evaluate(checks.CODE_LINES, True)
+    assert wrapped["pans"] == [] and len(wrapped["wraps"]) == 1 and "shapley_compositions" in wrapped["wraps"][0]
+
+
+def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
+    """Lines in their own wrapping blocks (book/_ext/reading_aids.py) are measured unwrapped too."""
+    css = ("pre.hanging{font:14px monospace} "
+           "pre.hanging>span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere}")
+    body = f'<div class="cell"><div class="cell_input"><div class="highlight"><pre class="hanging">' \
+           f'<span class="line">x = 1\n</span><span class="line">{LONG_LINE}\n</span></pre></div></div></div>'
+    found = _page(tab, body, css).evaluate(checks.CODE_LINES, True)
+    assert found["pans"] == [] and len(found["wraps"]) == 1
+
+
+def test_code_that_fits_is_not(tab: Any) -> None:
+    short = _input("result = sx.perturb(x, y)\ncheck('max |error|', err, 1e-10)")
+    found = _page(tab, WRAP + short + _output("max |error| &lt; 1e-12 ≤ 1e-10 ✓")).evaluate(checks.CODE_LINES, True)
+    assert found == {"pans": [], "wraps": []}
+    folded = f"<details><summary>code</summary>{_input(LONG_LINE)}</details>"
+    assert _page(tab, "<style>pre{white-space:pre}</style>" + folded).evaluate(checks.CODE_LINES, True) == {"pans": [], "wraps": []}
+
+
+def test_an_output_line_ending_in_a_bare_boolean_is_caught(tab: Any) -> None:
+    body = _output("⊕ = closed product: max error &lt; 1e-10: True\nx ⊕ y = [0.46 0.35 0.19]") + \
+        _output("holds  False  \nTrueness of the claim: 3 of 4")
+    lines = _page(tab, body).evaluate(checks.OUTPUT_LINES)
+    assert checks.bare_booleans(lines) == ["⊕ = closed product: max error < 1e-10: True", "holds  False"]
+    assert checks.bare_booleans(["max |error| < 1e-12 ≤ 1e-10 ✓", "True positives: 12", "Falsey"]) == []
+
+
+def test_plumbing_in_a_cell_on_the_page_is_caught(tab: Any) -> None:
+    body = (_input("table = lib.report.claims_table(rows)\nwrite_derived(table, 'comp-x.csv')")
+            + f"<details><summary>code</summary>{_input('glue_number(&quot;comp-x&quot;, x)')}</details>"
+            + _input("from myst_nb import glue") + _input("frame.to_csv('out.csv')")
+            + _input("table  # glue(...) happens in a removed cell"))
+    found = checks.plumbing(_page(tab, body).evaluate(checks.CODE_CELLS))
+    assert found == ["write_derived(table, 'comp-x.csv')", 'folded: glue_number("comp-x", x)',
+                     "from myst_nb import glue", "frame.to_csv('out.csv')"]
+    assert checks.plumbing([{"text": "check('max |error|', err, 1e-10)\nglued = 3", "folded": False}]) == []
+
+
+def test_an_output_showing_a_derived_path_is_caught(tab: Any) -> None:
+    body = (_output("'data/derived/comp-iris-table1-spread.csv'") + _output("written: nb-table2.csv")
+            + _output("within the tolerance: 22 of 22\nthe tables of data/external are not ours")
+            + _output("stored by: python benchmarks/nb_speed.py --out data/derived/benchmark-nb-speed.csv"))
+    found = checks.derived_paths(_page(tab, body).evaluate(checks.OUTPUT_LINES))
+    assert found == ["'data/derived/comp-iris-table1-spread.csv'", "written: nb-table2.csv"]
+
+
+def test_a_name_defined_only_off_the_page_is_caught(tab: Any) -> None:
+    body = _input("x = np.array([0.2, 0.3, 0.5])\nprint(sx.closure(x))") + _input("import numpy as np")
+    assert checks.undefined_names(_page(tab, body).evaluate(checks.CODE_CELLS)) == ["sx"]
+    defined = [
+        {"text": "import numpy as np\nfrom lib import simplex as sx", "folded": False},
+        {"text": "def f(a, *rest, k=1):\n    return [b for b in rest if b > a] or k\n", "folded": True},
+        {"text": "try:\n    sx.ilr([0])\nexcept ValueError as err:\n    print(err, len(np.ones(2)), f(1))", "folded": False},
+        {"text": "%time y = 1\nfor i, (j, k) in enumerate([(1, 2)]):\n    display(i + j + k + y)", "folded": False},
+    ]
+    assert checks.undefined_names(defined) == []
+
+
+def test_a_section_opening_with_code_is_caught(tab: Any) -> None:
+    body = ("<section><h1>Title</h1><p>What this page shows.</p>"
+            "<section><h2>Check 1</h2><span id='target'></span><div class='cell tag_remove-input'></div>"
+            + _input("check('e', 0, 1)") + "</section>"
+            "<section><h2>Check 2</h2><p>The check below compares …</p>" + _input("x = 1") + "</section>"
+            "<section><h2>Table</h2>" + _output("a table") + "</section></section>")
+    assert _page(tab, body).evaluate(checks.SECTION_OPENINGS) == ["Check 1", "Table"]
+
+
+def test_computed_by_in_the_prose_is_caught(tab: Any) -> None:
+    body = ("<p>where g is the geometric mean. Computed by <code>difference</code> of <code>lib.simplex</code>.</p>"
+            "<p>Computed by <code>shapley_values</code> of <code>lib.naive_bayes</code>.</p>"
+            "<p class='equation-code'>code: <a href='#'><code>perturb</code></a></p>"
+            "<p>The values computed by the closed form agree.</p>")
+    found = _page(tab, body).evaluate(checks.COMPUTED_BY)
+    assert len(found) == 2 and found[1].startswith("Computed by shapley_values")
+
+
+def test_a_figure_from_a_1x_png_is_caught() -> None:
+    images = [
+        {"src": "http://h/_images/abc.png", "shown": 352.0, "natural": 471, "href": ""},      # 1.3 px per px
+        {"src": "http://h/book/figures/x.svg", "shown": 352.0, "natural": 300, "href": ""},   # vector
+        {"src": "http://h/_images/big.png?v=1", "shown": 300.0, "natural": 600, "href": ""},  # 2x
+        {"src": "http://h/_images/hidden.png", "shown": 0.0, "natural": 10, "href": ""},
+    ]
+    assert checks.soft_figures(images) == ["abc.png: 471 px shown 352 px wide"]
+
+
+def test_raw_tex_in_text_is_caught(tab: Any) -> None:
+    body = ("<p>the angle is $\\approx 109.5^\\circ$ here</p>"
+            "<table><tr><td>\\tilde{p}_3</td></tr></table>"
+            "<p>a subscript x_{i} left raw</p>"
+            "<p>Typeset: <span class='math'><mjx-container>x</mjx-container></span>, code <code>\\n</code>, "
+            "a price of 5 $ is not TeX</p>"
+            "<pre>print('\\\\tilde')</pre>"
+            "<mjx-container><mjx-assistive-mml><math><mtext>Lung\\_cancer</mtext></math></mjx-assistive-mml></mjx-container>")
+    found = _page(tab, body).evaluate(checks.RAW_TEX)
+    assert found == ["the angle is $\\approx 109.5^\\circ$ here", "\\tilde{p}_3", "a subscript x_{i} left raw",
+                     "in maths: Lung\\_cancer"], found
+
+
+def test_svg_images_count_at_their_compressed_size(tmp_path: Path) -> None:
+    svg = tmp_path / "f.svg"
+    svg.write_text("<svg>" + "<path d='M0 0 L1 1'/>" * 5000 + "</svg>", encoding="utf-8")
+    assert checks.image_bytes(svg) < svg.stat().st_size / 20
+    png = tmp_path / "f.png"
+    png.write_bytes(b"\x89PNG" + bytes(range(256)) * 10)
+    assert checks.image_bytes(png) == png.stat().st_size

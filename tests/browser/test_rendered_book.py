@@ -28,6 +28,12 @@ notebooks, the landing pages, the back matter) it checks that
   least 7 px on a phone; the landing page's verdict-at-a-glance table (class ``verdict-glance``)
   within its first two screens on a phone; no page fetches the theme scripts the book leaves
   out (``book/_ext/light_pages.py``);
+- a notebook page reads as its idea (issue 38), at 400 and 1400 px: no code or output line
+  overflows its box (and on a desk no shown code line is wider than the column); no output line
+  ends in a bare True/False; no cell on the page (shown or folded) glues, writes a derived file or
+  imports myst-nb; every name the page's code uses is defined on the page (no alias imported in a
+  removed cell); no section opens with code; no "Computed by" sentence in the prose; no figure
+  shown from a 1x PNG; no raw TeX in the text;
 - the byte budgets: a notebook page's own bytes (its HTML and images) at most 600 kB, and
   everything a phone fetches for the Figures page's first screen at most 1.5 MB (bytes, not
   times: the load times on a throttled phone are measured by ``benchmarks/page_weight.py``).
@@ -49,6 +55,7 @@ import base64
 import functools
 import hashlib
 import http.server
+import os
 import re
 import shutil
 import threading
@@ -92,7 +99,11 @@ def _pages() -> list[str]:
     return pages
 
 
-PAGES = _pages()
+#: ``BOOK_PAGES=02-shapley-compositions/01,03-iris python -m pytest tests/browser`` reads only the
+#: pages whose path contains one of the comma-separated parts (a quick look at the pages one is
+#: writing); unset, every page (CI)
+ONLY = [part for part in os.environ.get("BOOK_PAGES", "").split(",") if part.strip()]
+PAGES = [p for p in _pages() if not ONLY or any(part.strip() in p for part in ONLY)]
 
 
 @pytest.fixture(scope="module")
@@ -246,7 +257,7 @@ def _visit(reader: Reader, url: str, shot: str) -> dict[str, Any]:
         })"""
     )
     info["display"] = page.evaluate(_DISPLAY_MATH)
-    info.update(_reading_checks(page))
+    info.update(_reading_checks(page, desk=True))
     info["axe"] = _axe(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{shot}.png"), full_page=False)
@@ -260,7 +271,7 @@ def _visit(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     return info
 
 
-def _reading_checks(page: Any) -> dict[str, Any]:
+def _reading_checks(page: Any, *, desk: bool) -> dict[str, Any]:
     """What a reader meets on the page as it stands (page_checks.py), at the tab's width."""
     return {
         "code": page.evaluate(checks.LONG_CODE, checks.MAX_CODE_LINES),
@@ -268,6 +279,14 @@ def _reading_checks(page: Any) -> dict[str, Any]:
         "boxes": page.evaluate(checks.TABLE_BOXES),
         "labels": page.evaluate(checks.RAW_LABELS),
         "figures": page.evaluate(checks.FIGURE_IMAGES),
+        # a page reads as its idea (issue 38)
+        "lines": page.evaluate(checks.CODE_LINES, desk),
+        "booleans": checks.bare_booleans(outputs := page.evaluate(checks.OUTPUT_LINES)),
+        "paths": checks.derived_paths(outputs),
+        "cells": page.evaluate(checks.CODE_CELLS),
+        "openings": page.evaluate(checks.SECTION_OPENINGS),
+        "computed": page.evaluate(checks.COMPUTED_BY),
+        "tex": page.evaluate(checks.RAW_TEX),
     }
 
 
@@ -285,7 +304,7 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     display = page.evaluate(_DISPLAY_MATH)
     info["display"] = display
     info["overflow"] = page.evaluate(checks.PAGE_OVERFLOW)
-    info.update(_reading_checks(page))
+    info.update(_reading_checks(page, desk=False))
     if display:
         widest = max(range(len(display)), key=lambda i: display[i]["width"])
         page.evaluate(
@@ -337,6 +356,8 @@ def on_phone(browser: Any, site: str) -> dict[str, dict[str, Any]]:
 
 
 def test_every_chapter_and_the_back_matter_are_visited() -> None:
+    if ONLY:
+        pytest.skip("BOOK_PAGES names the pages to read")
     chapters = {p.split("/")[1] for p in PAGES if p.startswith("notebooks/")}
     assert chapters == {d.name for d in (ROOT / "notebooks").iterdir() if d.is_dir()}
     for back in ("book/reproduction-report", "book/errata", "book/how-to-cite", "book/references"):
@@ -403,6 +424,8 @@ def test_launch_and_download_buttons(visited: dict[str, dict[str, Any]], page: s
 
 
 def test_back_matter_pages_have_real_content(visited: dict[str, dict[str, Any]]) -> None:
+    if ONLY:
+        pytest.skip("BOOK_PAGES names the pages to read")
     report = (HTML / "book" / "reproduction-report.html").read_text(encoding="utf-8")
     row = re.search(r"all papers</p></td>((?:\s*<td><p>\d+</p></td>){6})", report)
     assert row, "the reproduction report has no count row"
@@ -439,8 +462,6 @@ KNOWN_WIDE = {
         # unlabelled: the log odds ratio, a product of two fractions of products per aligned row
         r"\begin{split} \begin{aligned} \frac{P(Y_1\mid X)}{P(Y_0\mid ",
     },
-    "notebooks/03-same-decision-probability/06-acv": {"equation-eq-sdp-acv-path"},  # cases
-    "notebooks/04-typical-value-contributions/01-derivation": {"equation-eq-tv-p-minus-k"},  # fractions
 }
 
 
@@ -592,6 +613,8 @@ def test_no_unused_theme_script_is_fetched(visited: dict[str, dict[str, Any]], p
 
 
 def test_glance_table_within_the_first_two_screens(on_phone: dict[str, dict[str, Any]]) -> None:
+    if "book/intro" not in on_phone:
+        pytest.skip("BOOK_PAGES leaves the landing page out")
     glance = on_phone["book/intro"]["glance"]
     assert glance is not None, "the landing page has no verdict-at-a-glance table (class verdict-glance)"
     assert glance["top"] < 2 * glance["screen"], (
@@ -619,3 +642,102 @@ def test_figures_page_first_screen_weight(browser: Any, site: str) -> None:
     biggest = sorted(fetched.items(), key=lambda kv: -kv[1])[:6]
     assert total <= FIGURES_FIRST_SCREEN_BUDGET, (
         f"the Figures page's first screen on a phone fetches {total} bytes, over {FIGURES_FIRST_SCREEN_BUDGET}: {biggest}")
+
+
+# ---------------------------------------------------------------------------------------------
+# A notebook page reads as its idea (issue 38): the checks of page_checks.py on every notebook
+# page, at both widths. Pages still being rewritten by other open work (issue 38's second part,
+# the estimators page) are listed with the checks they fail, as strict expected failures: the
+# run shows when each is fixed (then its entry goes).
+
+NOTEBOOK_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
+
+#: page -> the checks of this section it still fails (strict: a check that passes must leave the
+#: list): fit (a code or output line past its box), desk (a shown code line wider than the column
+#: at 1400 px),
+#: booleans (an output line ending in True/False), plumbing (glue or a derived-file write in a cell
+#: on the page), names (a name used on the page and defined off it), openings (a section opening
+#: with code), computed ("Computed by" in the prose), sharp (a figure from a 1x PNG), tex (raw TeX)
+PENDING: dict[str, set[str]] = {
+    "notebooks/00-foundations/03-estimators": {"desk", "names", "openings", "plumbing"},
+}
+
+
+def _pending(request: Any, page: str, check: str) -> None:
+    if check in PENDING.get(page, set()):
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"{page}: being rewritten (issue 38)"))
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_code_and_output_lines_fit(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                   page: str, width: int, request: Any) -> None:
+    _pending(request, page, "fit")
+    lines = _at(visited, on_phone, page, width)["lines"]
+    assert not lines["pans"], f"code or output lines past their box at {width} px: {lines['pans'][:5]}"
+
+
+@pytest.mark.parametrize("page", NOTEBOOK_PAGES)
+def test_shown_code_fits_the_desk_column(visited: dict[str, dict[str, Any]], page: str, request: Any) -> None:
+    """At 1400 px no shown code line is wider than its box (on a phone long lines wrap)."""
+    _pending(request, page, "desk")
+    wraps = visited[page]["lines"]["wraps"]
+    assert not wraps, (f"shown code lines wider than the column at {DESKTOP} px (format them: "
+                       f"python tools/tag_cells.py --format): {wraps[:5]}")
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_checks_print_their_number(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                   page: str, width: int, request: Any) -> None:
+    _pending(request, page, "booleans")
+    found = _at(visited, on_phone, page, width)["booleans"]
+    assert not found, f"output lines ending in a bare True/False (print the number, its bound and the verdict: lib.page.check): {found[:5]}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_no_plumbing_in_a_cell_on_the_page(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                           page: str, width: int, request: Any) -> None:
+    _pending(request, page, "plumbing")
+    at = _at(visited, on_phone, page, width)
+    found = checks.plumbing(at["cells"]) + [f"output: {line}" for line in at["paths"]]
+    assert not found, (f"cells on the page that glue, write a derived file or import myst-nb (move it to a removed "
+                       f"cell, as `_ = write_derived(...)`), or outputs that show a derived file's path: {found[:5]}")
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_every_name_is_defined_on_the_page(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                           page: str, width: int, request: Any) -> None:
+    _pending(request, page, "names")
+    found = checks.undefined_names(_at(visited, on_phone, page, width)["cells"])
+    assert not found, f"names the page's code uses that no cell on the page defines (import them in the shown import cell, or fold the cell that makes them): {found}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_sections_open_with_a_sentence(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                       page: str, width: int, request: Any) -> None:
+    _pending(request, page, "openings")
+    found = _at(visited, on_phone, page, width)["openings"]
+    assert not found, f"sections that open with code, not with a sentence saying what they show: {found}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_no_computed_by_sentence_in_the_prose(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                              page: str, width: int, request: Any) -> None:
+    _pending(request, page, "computed")
+    found = _at(visited, on_phone, page, width)["computed"]
+    assert not found, f"'Computed by' sentences in the prose (an equation's code is the small link beside its number): {found[:3]}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_figures_are_sharp(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                           page: str, width: int, request: Any) -> None:
+    _pending(request, page, "sharp")
+    found = checks.soft_figures(_at(visited, on_phone, page, width)["figures"])
+    assert not found, f"figures shown from a 1x raster image (save them with lib.plotting.save_figure: the page shows the SVG): {found}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
+def test_no_raw_tex_in_the_text(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                page: str, width: int, request: Any) -> None:
+    _pending(request, page, "tex")
+    found = _at(visited, on_phone, page, width)["tex"]
+    assert not found, f"TeX shown as text at {width} px: {found[:5]}"

@@ -7,7 +7,9 @@
 ``{chapter-results} <paper key>`` (:mod:`compendium.chapter_results`)
     A chapter's results box: the outcomes of :mod:`lib.report` for one paper.
 ``{verdict-glance}`` (:mod:`compendium.glance`)
-    The verdict at a glance, one row per paper (the landing page and the report open with it).
+    What the book found, paper by paper, in sentences, then the claims counted by outcome (the landing page).
+``{report-count}`paper:column``` (:mod:`compendium.glance`)
+    One count of ``lib.report.counts``: every count of claims, outcomes and errata on a page is one.
 ``{figures-list}`` (:mod:`compendium.figures`)
     Every figure of the book with its caption, source cell, sha256 and citation.
 ``{bibtex-entries}``, ``{book-bibtex}`` (:mod:`compendium.bibtex`)
@@ -37,7 +39,7 @@ from compendium.equations import number_equations, strip_tags
 from compendium.errata import ErrataList
 from compendium.figures import FiguresList
 from compendium.listings import render_listing_roles
-from compendium.glance import VerdictGlance
+from compendium.glance import VerdictGlance, report_count_role
 from compendium.report import ReproductionReport
 from compendium.roles import paper_role, setup_role
 from compendium.scripts import unique_scripts
@@ -54,6 +56,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("verdict-glance", VerdictGlance)
     app.add_role("paper", paper_role)
     app.add_role("setup", setup_role)
+    app.add_role("report-count", report_count_role)
     app.connect("env-get-updated", number_equations, priority=900)
     app.connect("doctree-resolved", strip_tags)
     app.connect("doctree-resolved", render_listing_roles)

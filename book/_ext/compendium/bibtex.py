@@ -51,8 +51,9 @@ class BibtexEntries(Directive):
 
 def book_bibtex(citation: dict[str, Any]) -> str:
     """A BibTeX @software entry for the book, from the fields of CITATION.cff."""
+    # an entity's name is braced, so that BibTeX does not read "authors" as a family name
     authors = " and ".join(
-        a.get("name") or f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
+        "{" + a["name"] + "}" if a.get("name") else f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
         for a in citation["authors"]
     )
     year = str(citation.get("date-released", ""))[:4]
@@ -61,6 +62,7 @@ def book_bibtex(citation: dict[str, Any]) -> str:
         ("title", citation["title"]),
         ("year", year),
         ("version", str(citation.get("version", ""))),
+        ("doi", str(citation.get("doi", "") or "")),  # the concept DOI, once Zenodo has minted it
         ("url", citation.get("repository-code", "")),
         ("note", "Executable research compendium (Jupyter Book)"),
     ]

@@ -1,33 +1,17 @@
-"""``{chapter-results} <paper key>``: a chapter's results box, the outcomes of :mod:`lib.report` for one
-paper, claim by claim (the same outcomes, shares and reasons as the reproduction report)."""
+"""``{chapter-results} <paper key>``: a chapter's results box, what :mod:`lib.report` found for one paper: the
+same sentences as the landing page (:func:`lib.report.findings`), then each claim with its outcome first and
+the share of its evidence that agrees, linked to its section of the reproduction report. Every count is a
+``{report-count}`` of :func:`lib.report.counts`."""
 
 from __future__ import annotations
-
-from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
-from compendium.glance import paper_label
+from compendium.glance import count, findings_lines, paper_label, report_data
 from compendium.pages import root_of
-from compendium.report import cell, outcome_words, plural, report_label, share, tally
-
-
-def causes_sentence(found: Any) -> str:
-    """The chapter box's clause on causes: explained deviations per demonstrated cause, set-ups not the paper's."""
-    parts = []
-    demonstrated = found[found["kind"] == "demonstrated cause of a deviation"]
-    setups = found[found["kind"] != "demonstrated cause of a deviation"]
-    if len(demonstrated):
-        n = int(demonstrated["numbers"].sum())
-        k = len(demonstrated)
-        parts.append("the explained deviation has one demonstrated cause" if n == 1 else
-                     f"the {n} explained deviations come from {plural(k, 'demonstrated cause')}")
-    if len(setups):
-        parts.append(f"{plural(len(setups), 'set-up is', 'set-ups are')} not the paper's own "
-                     f"({', '.join(dict.fromkeys(setups['reason']))})")
-    return ("; " + " and ".join(parts)) if parts else ""
+from compendium.report import md, report_label
 
 
 class ChapterResults(Directive):
@@ -41,49 +25,31 @@ class ChapterResults(Directive):
         root = root_of(self)
         env = self.state.document.settings.env
         key = self.arguments[0].strip()
-        papers = report.load_papers(root=root)
-        if key not in papers:
-            raise self.error(f"chapter-results: unknown paper {key!r} (registry has {sorted(papers)})")
-        specs = [s for s in report.load_registry(root=root) if s.paper == key]
-        for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
-            env.note_dependency(str(path))
+        data = report_data(root, env)
+        if key not in data["papers"]:
+            raise self.error(f"chapter-results: unknown paper {key!r} (registry has {sorted(data['papers'])})")
         box = nodes.admonition(classes=["chapter-results", "tip"])
         box += nodes.title(text="What the book found")
-        if not specs:
+        mine = data["claims"][data["claims"]["paper"] == key]
+        if mine.empty:
             box += nodes.paragraph(text="No published number of this paper is compared yet.")
             return [box]
-        for spec in specs:
-            env.note_dependency(str(root / "data" / "derived" / spec.csv))
-        table = report.reproduction_report(specs, root=root)
-        claims = report.claims(table)
-        evidence = report.evidence(table)
-        kinds = {s.table: s for s in specs}
-        scored = table[~table["status"].isin(report.APART)]
-        n_checks = int((table["status"] == report.DERIVATION).sum())
-        n_errata = int((table["status"] == report.ERRATUM).sum())
-        empirical = claims[claims["nature"] == "empirical"]
-        maths = claims[claims["nature"] == "mathematical"]
-        lines = [
-            f"Of the {plural(len(empirical), 'claim')} of the paper tested here (a sentence, or a published table): "
-            f"{outcome_words(empirical['outcome'])}"
-            + (f"; of its {plural(len(maths), 'mathematical claim')}, checked against an independent computation: "
-               f"{outcome_words(maths['outcome'])}" if len(maths) else "")
-            + f". Number by number, of {len(scored)}: {tally(scored['status'], report.STATUSES)}"
-            + (f"; besides, {plural(n_checks, 'derivation check')} (never counted)" if n_checks else "")
-            + (f"; {plural(n_errata, 'erratum', 'errata')} of the paper, shown apart" if n_errata else "")
-            + causes_sentence(report.causes(table))
-            + f" (the rules and the evidence: {{ref}}`the reproduction report <{paper_label(key)}>`).",
-            "",
-        ]
-        for claim in claims.to_dict("records"):
-            under = evidence[evidence["claim"] == claim["claim"]]
-            numeric = all(kinds[t].kind == "numeric" for t in under["table"])
-            first = kinds[under["table"].iloc[0]]
-            said = cell(claim["claim"]).replace("`", "'") if numeric else f"“{cell(claim['claim']).replace('`', chr(39))}”"
-            where = f" ({cell(claim['where'])})" if claim["where"] and not numeric else ""
-            why = f" ({claim['reasons']})" if claim["outcome"] == report.UNTESTED else ""
-            maths_mark = " (maths)" if claim["nature"] == "mathematical" else ""
-            lines.append(f"- **{claim['outcome']}**{why}{maths_mark}, {share(claim, numeric)}: "
-                         f"{{ref}}`{said.replace('<', '&lt;')} <{report_label(first.csv)}>`{where}")
+        tables = {s.table: s for s in data["specs"] if s.paper == key}
+        evidence = data["evidence"]
+        lines = findings_lines(root, env, [key], heading=False)
+        lines += [f"Claim by claim, what fails first ({count(key, 'numbers')} published numbers and tested rows; "
+                  f"{count(key, 'errata')} errata of the paper, on the {{doc}}`errata page </book/errata>`; the rules "
+                  f"and the evidence: {{ref}}`the reproduction report <{paper_label(key)}>`):", ""]
+        order = {report.FAILS: 0, report.UNTESTED: 1, report.SUBSTITUTE: 2, report.HOLDS: 3}
+        ranked = mine.assign(_o=mine["outcome"].map(order)).sort_values(["nature", "_o"], ascending=[False, True],
+                                                                        kind="stable")
+        for claim in ranked.to_dict("records"):
+            first = tables[evidence.loc[(evidence["paper"] == key) & (evidence["claim"] == claim["claim"]), "table"].iloc[0]]
+            share = report.share(claim)
+            if claim["outcome"] in report.SUBSTITUTE_OUTCOMES:
+                share = f"on the substitute, {share} ({claim['reasons']})"
+            maths = " (maths)" if claim["nature"] == "mathematical" else ""
+            lines.append(f"- **{claim['outcome']}**{maths} · {md(claim['name'] or claim['claim'])} · {share} · "
+                         f"{{ref}}`evidence <{report_label(first.csv)}>`")
         self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
         return [box]

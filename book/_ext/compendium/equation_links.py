@@ -8,9 +8,12 @@ function, class or method of ``lib`` whose docstring names its label on its ``Bo
 - :func:`equation_labels`: label -> the file that holds the display equation;
 - :func:`docstrings`: every docstring of ``lib`` (its tests excepted), with where it is;
 - :func:`implementations`: label -> the :class:`Code` that computes it (from the ``Book:`` lines);
-- :func:`show_code` (Sphinx, ``doctree-resolved``): under every implemented equation the page says
-  which function computes it, linked to its source in the repository (``_config.yml``'s
-  ``repository.url``, ``/blob/<branch>/lib/…#L<first>-L<last>``).
+- :func:`show_code` (Sphinx, ``doctree-resolved``): beside every implemented equation's number a
+  small line, ``code: shapley_values``, links each function that computes it to its source in the
+  repository (:func:`source_url`: ``_config.yml``'s ``repository.url``,
+  ``/blob/<ref>/lib/…#L<first>-L<last>``, at the commit or release tag the book is built
+  from: ``book/_ext/citation.py``). It is not a sentence of the prose: the page reads
+  as its ideas, and the way to the code is one tap beside the number.
 
 ``lib/tests/test_equation_links.py`` checks the map (every label cited exists and names its file,
 every labelled equation is implemented or listed with the reason it is not) and
@@ -34,7 +37,7 @@ CITED = re.compile(r"\beq-[a-z0-9]+(?:-[a-z0-9]+)*")
 _BOOK_LINE = re.compile(r"^\s*Book: (.*?)(?=^\s*$|\Z)", re.S | re.M)
 _ENTRY = re.compile(r"((?::ref:`eq-[a-z0-9-]+`(?:,\s*)?)+)\s*\(([^)]+)\)")
 
-#: CSS class of the line under an equation that names its code.
+#: CSS class of the small line beside an equation's number that links to its code.
 CSS_CLASS = "equation-code"
 
 
@@ -156,18 +159,22 @@ _CACHE: dict[Path, dict[str, list[Code]]] = {}
 
 
 def _repository(app: Any) -> tuple[str, str]:
-    options = getattr(app.config, "html_theme_options", {}) or {}
-    return str(options.get("repository_url", "") or ""), str(options.get("repository_branch", "") or "main")
+    """The repository and the ref its links name: the commit (or release tag) the book is built from,
+    which the ``citation`` extension puts in the theme's ``repository_branch``; never a branch."""
+    import citation
+
+    return citation.repository(app), citation.info(app).ref
 
 
 def _note(codes: list[Code], repository: str, branch: str) -> Any:
+    """The small line beside an equation's number: ``code: perturb · power``, each name a link to
+    its source (its qualified name, file and lines in the link's title)."""
     from docutils import nodes
 
     para = nodes.paragraph(classes=[CSS_CLASS])
-    para += nodes.Text("Computed by ")
+    para += nodes.inline(text="code:", classes=[f"{CSS_CLASS}-label"])
     for i, code in enumerate(codes):
-        if i:
-            para += nodes.Text("; " if i < len(codes) - 1 else " and ")
+        para += nodes.Text(" " if i == 0 else " · ")
         name = nodes.literal(text=code.short)
         if repository:
             link = nodes.reference("", "", internal=False, refuri=source_url(repository, branch, code),
@@ -176,14 +183,13 @@ def _note(codes: list[Code], repository: str, branch: str) -> Any:
             para += link
         else:
             para += name
-        para += nodes.Text(" of ")
-        para += nodes.literal(text=code.module)
-    para += nodes.Text(".")
     return para
 
 
 def show_code(app: Any, doctree: Any, docname: str) -> None:
-    """Under every labelled equation some ``lib`` function computes, a line naming it, linked to its source."""
+    """Beside the number of every labelled equation some ``lib`` function computes, a small line
+    linking to it (:func:`_note`), placed right after the equation (``compendium.css`` sets it
+    under the number)."""
     from docutils import nodes
 
     root = Path(app.confdir)

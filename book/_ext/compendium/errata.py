@@ -3,7 +3,8 @@ reading order, each under a link to the page that shows it, then the explained d
 reproduction report, each demonstrated cause once (:func:`lib.report.causes`), with any "Deviation"
 admonition of the notebooks. The admonitions are copied from the notebooks at build time and the causes
 computed from the registry, so the page cannot go stale, and it counts errata and explained deviations
-with the same words and numbers as the reproduction report (:func:`counts`)."""
+with the same words and numbers as the reproduction report (:func:`lib.report.counts`, whose errata are
+the same admonitions: the build stops if they differ)."""
 
 from __future__ import annotations
 
@@ -85,19 +86,22 @@ def collect(root: Any, env: Any, skip: str) -> dict[str, list[tuple[str, str, st
     return found
 
 
-def counts(root: Any, env: Any) -> tuple[int, int, int]:
-    """(errata stated in the chapters, explained deviations, their demonstrated causes): the numbers the
-    errata page and the reproduction report both print."""
-    import lib.report as report
-
-    errata = len(collect(root, env, "book/errata")["Erratum"])
-    causes = report.causes(report.reproduction_report(root=root))
-    demonstrated = causes[causes["kind"] == "demonstrated cause of a deviation"]
-    return errata, int(demonstrated["numbers"].sum()), len(demonstrated)
-
-
 def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
+
+
+def counted_title(section: nodes.section, words: str, key: str) -> None:
+    """Give a section the title ``words (N)``, N a ``report-count`` span of ``lib.report.counts``."""
+    from compendium.pages import slug
+
+    section.remove(section[0])
+    value = str(int(_COUNTS[0].loc["all papers", key]))
+    section.insert(0, nodes.title("", "", nodes.Text(f"{words} ("),
+                                  nodes.inline(text=value, classes=["report-count", f"rc-all-papers--{slug(key)}"]),
+                                  nodes.Text(")")))
+
+
+_COUNTS: list[Any] = [None]
 
 
 class ErrataList(Directive):
@@ -106,16 +110,21 @@ class ErrataList(Directive):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        import lib.report as report
+        from compendium.glance import count, report_data
 
         root = root_of(self)
         env = self.state.document.settings.env
+        data = report_data(root, env)
+        _COUNTS[0] = data["counts"]
         found = collect(root, env, env.docname)
-        causes = report.causes(report.reproduction_report(root=root))
+        if len(found["Erratum"]) != len(data["errata"]):
+            raise self.error(f"errata-list: the pages state {len(found['Erratum'])} errata, lib.report.errata counts "
+                             f"{len(data['errata'])}: they must be the same admonitions")
+        causes = data["causes"]
         demonstrated = causes[causes["kind"] == "demonstrated cause of a deviation"]
-        n_numbers = int(demonstrated["numbers"].sum())
         out: list[nodes.Node] = []
-        section = section_node(f"Errata ({len(found['Erratum'])})", "errata")
+        section = section_node("Errata", "errata")
+        counted_title(section, "Errata", "errata")
         lines: list[str] = [] if found["Erratum"] else ["None.", ""]
         last_caption = None
         for caption, name, page_title, block in found["Erratum"]:
@@ -125,12 +134,13 @@ class ErrataList(Directive):
             lines += [f"In {{doc}}`{page_title} </{name}>`:", "", *absolute_doc_links(block, name), ""]
         self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
         out.append(section)
-        section = section_node(f"Explained deviations ({n_numbers})", "explained-deviations")
+        section = section_node("Explained deviations", "explained-deviations")
+        counted_title(section, "Explained deviations", "explained deviations")
         lines = [
-            f"{plural(n_numbers, 'published number differs', 'published numbers differ')} from ours for "
-            f"{plural(len(demonstrated), 'cause', 'causes')} that a cell demonstrates (it changes the one thing named "
-            "and recovers the paper's number, or proves an erratum by arithmetic on the paper's own numbers); the "
-            "{doc}`reproduction report </book/reproduction-report>` counts them with the same words. Each cause once:",
+            f"{count('all papers', 'explained deviations')} published numbers differ from ours for "
+            f"{count('all papers', 'demonstrated causes')} causes that a cell demonstrates (it changes the one thing "
+            "named and recovers the paper's number, or proves an erratum by arithmetic on the paper's own numbers); "
+            "the {doc}`reproduction report </book/reproduction-report>` counts them with the same words. Each cause once:",
             "",
         ]
         for row in demonstrated.to_dict("records"):

@@ -1,6 +1,10 @@
 """``{figures-list}``: every figure of the book (``book/figures``) under a heading taken from its caption: the
-image, the caption, the notebook and cell that make it, its files with their sha256; how to cite a figure,
-once at the top."""
+image, the caption, the notebook and cell that make it, the one command that regenerates it and compares it
+byte for byte (``lib.regenerate.figures``), its files with their sha256 and their links in the repository at
+the commit the book is built from; how to cite a figure, once at the top.
+
+``{figure-bibtex} <name>`` (registered by the ``citation`` extension, ``book/_ext/citation.py``): the BibTeX
+entry of one figure, with its label, the book's version and commit, and its files' sha256."""
 
 from __future__ import annotations
 
@@ -73,6 +77,8 @@ class FiguresList(Directive):
     def run(self) -> list[nodes.Node]:
         import hashlib
 
+        from lib.regenerate.figures import command as regenerate_command
+
         root = root_of(self)
         env = self.state.document.settings.env
         folder = root / "book" / "figures"
@@ -85,10 +91,14 @@ class FiguresList(Directive):
             raise self.error(f"figures-list: no notebook of the toc writes {orphans}")
         citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
         book = f"{citation['title']} ({str(citation.get('date-released', ''))[:4]}), version {citation.get('version', '')}"
+        build = _build(env)
         cite = [
             f"**How to cite a figure.** Cite the book, *{cell_text(book)}*, and the figure's label, given "
             "under each figure; to say exactly which image you mean, add its file and that file's sha256 "
-            "(also under each figure), which identifies the figure of this version of the book.",
+            "(also under each figure), which identifies the figure of this version of the book. "
+            "{doc}`how-to-cite` gives the BibTeX entry of a figure. "
+            "**To check a figure**, run the command under it in a clone of the repository: it reruns the "
+            "notebook that makes the figure and compares both files with the stored ones, byte for byte.",
             "",
         ]
         intro = nodes.container(classes=["figures-citation"])
@@ -103,6 +113,10 @@ class FiguresList(Directive):
                 env.note_dependency(str(path))
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
                 rows.append(f"| [`book/figures/{stem}{suffix}`](/book/figures/{stem}{suffix}) | `{digest}` |")
+            pinned = ""
+            if build["repository"]:
+                at = f"{build['repository']}/blob/{build['ref']}/book/figures/{stem}"
+                pinned = f" In the repository at {build['what']}: [PNG]({at}.png), [SVG]({at}.svg)."
             label = meta.get("name", f"fig-{stem}")
             caption = " ".join(str(meta.get("caption", "")).split())
             # the image and its caption, in a box whose caption becomes the image's alternative
@@ -115,7 +129,9 @@ class FiguresList(Directive):
                 f"{{numref}}`{label}` — {caption}",
             ]
             lines = [
-                f"Made by code cell {number} of {{doc}}`/{notebook}`; label `{label}`.",
+                f"Made by code cell {number} of {{doc}}`/{notebook}`; label `{label}`.{pinned}",
+                "",
+                f"Regenerate and compare: `{regenerate_command(stem)}`",
                 "",
                 "| file | sha256 |",
                 "|---|---|",
@@ -133,3 +149,73 @@ class FiguresList(Directive):
             self.state.nested_parse(StringList(lines, source=env.docname), 0, section)
             out.append(section)
         return out
+
+
+def _build(env: Any) -> dict[str, str]:
+    """The build the page names (the ``citation`` extension's): the repository, the ref of its links and
+    what that ref is, in words; the page is read again when they change."""
+    import citation
+
+    citation.uses_build(env)
+    info = citation.info(env.app)
+    what = f"release {info.tag}" if info.tag else (f"commit {info.short}" if info.commit else f"tag {info.ref}")
+    return {"repository": citation.repository(env.app).rstrip("/"), "ref": info.ref, "what": what}
+
+
+def figure_bibtex(stem: str, *, label: str, title: str, citation: dict[str, Any], version: str, commit: str,
+                  date: str, repository: str, ref: str, digests: dict[str, str]) -> str:
+    """A BibTeX ``@misc`` entry for one figure: its label, the book's version and commit, its files' sha256."""
+    authors = " and ".join("{" + (a.get("name") or "") + "}" if a.get("name")
+                           else f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
+                           for a in citation["authors"])
+    key = "shapley_compendium_" + re.sub(r"[^a-z0-9]+", "_", stem.lower())
+    files = "; ".join(f"book/figures/{stem}{suffix} sha256 {digest}" for suffix, digest in digests.items())
+    fields = [
+        ("author", authors),
+        ("title", f"{title} (figure {label})"),
+        ("howpublished", f"In: {citation['title']}, version {version}"),
+        ("year", date[:4]),
+        ("version", version),
+        ("note", f"Commit {commit}; {files}" if commit else files),
+        ("url", f"{repository}/blob/{ref}/book/figures/{stem}.svg" if repository else ""),
+    ]
+    body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
+    return f"@misc{{{key},\n{body}\n}}"
+
+
+class FigureBibtex(Directive):
+    """``{figure-bibtex} <name>``: the BibTeX entry of the figure ``book/figures/<name>``."""
+
+    required_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        import hashlib
+
+        import citation
+
+        root = root_of(self)
+        env = self.state.document.settings.env
+        stem = self.arguments[0]
+        sources = figure_sources(root)
+        if stem not in sources:
+            raise self.error(f"figure-bibtex: no notebook of the toc saves the figure {stem!r}")
+        notebook, _, meta = sources[stem]
+        env.note_dependency(str(root / f"{notebook}.ipynb"))
+        env.note_dependency(str(root / "CITATION.cff"))
+        digests = {}
+        for suffix in (".png", ".svg"):
+            path = root / "book" / "figures" / f"{stem}{suffix}"
+            env.note_dependency(str(path))
+            digests[suffix] = hashlib.sha256(path.read_bytes()).hexdigest()
+        citation.uses_build(env)
+        info = citation.info(env.app)
+        cff = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
+        caption = " ".join(str(meta.get("caption", "")).split())
+        # a role keeps its text ({setup}`1` reads 1); math and code marks go
+        title = re.sub(r"[{}`$\\]", "", re.sub(r"\{[\w:.-]+\}`([^`]*)`", r"\1", heading_of(caption) or stem))
+        text = figure_bibtex(stem, label=meta.get("name", f"fig-{stem}"), title=title, citation=cff,
+                             version=info.version, commit=info.commit or "", date=info.date,
+                             repository=citation.repository(env.app).rstrip("/"), ref=info.ref, digests=digests)
+        block = nodes.literal_block(text, text)
+        block["language"] = "bibtex"
+        return [block]

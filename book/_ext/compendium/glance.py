@@ -1,20 +1,28 @@
-"""``{verdict-glance}``: the verdict at a glance, one row per paper (claims tested, hold, fail, could not
-be tested here, the one-line why, links), computed by :func:`lib.report.glance`. The landing page opens
-with it and the reproduction report opens with the same table (:func:`glance_lines`)."""
+"""``{verdict-glance}``: what the book found, paper by paper, in sentences (:func:`lib.report.findings`; CSS class
+``verdict-glance``), then the claims counted by outcome (:func:`lib.report.counts`; CSS class ``verdict-counts``).
+The landing page opens with it; the reproduction report opens with the same counts (:func:`glance_lines`), and
+each chapter's box with the same sentences.
+
+``{report-count}`paper:column``` prints one count of :func:`lib.report.counts` (``lemaire2023naive:errata``,
+``all:holds``) in a ``report-count`` span whose class names the count (``rc-<paper>--<column>``): every
+count of claims, outcomes and errata on a page is one, so a test checks that every page agrees with
+``lib.report`` and that no count is typed."""
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 
-from compendium.pages import root_of
+from compendium.pages import root_of, slug
 
 #: The report's section of each paper (a label the glance table links to).
 REPORT = "/book/reproduction-report"
+_DATA: dict[str, dict[str, Any]] = {}
 
 
 def paper_label(key: str) -> str:
@@ -32,54 +40,143 @@ def chapter_of(specs: Any, key: str) -> str | None:
     return "/book/foundations" if chapter == "00-foundations" else f"/book/{chapter}"
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+def report_data(root: Path, env: Any = None) -> dict[str, Any]:
+    """Everything the pages print about the claims, computed once per build by ``lib.report``: the registry,
+    the report, its claims and evidence, the counts, the findings, the causes (each page notes the files
+    it depends on, so it is rebuilt when they change)."""
+    import lib.report as report
+
+    key = str(root)
+    if key not in _DATA:
+        specs = report.load_registry(root=root)
+        table = report.reproduction_report(specs, root=root)
+        _DATA[key] = dict(
+            specs=specs, table=table, claims=report.claims(table), evidence=report.evidence(table),
+            counts=report.counts(table, root=root), findings=report.findings(table, root=root),
+            causes=report.causes(table), papers=report.load_papers(root=root),
+            short=report.load_papers(root=root, short=True), errata=report.errata(root, specs))
+    if env is not None:
+        env.note_dependency(str(root / report.REGISTRY))
+        for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
+            env.note_dependency(str(path))
+        for spec in _DATA[key]["specs"]:
+            env.note_dependency(str(root / "data" / "derived" / spec.csv))
+    return _DATA[key]
+
+
+def count_key(paper: str, column: str) -> str:
+    """The role's text for one count: ``lemaire2023naive:errata``, ``all:holds``."""
+    return f"{'all' if paper == 'all papers' else paper}:{column}"
+
+
+def count(paper: str, column: str) -> str:
+    """One count as MyST: the ``{report-count}`` role (never the number itself)."""
+    return f"{{report-count}}`{count_key(paper, column)}`"
+
+
+#: The counts of one claim a page may print (``{report-count}`paper:column:claim```), from ``lib.report.claims``.
+CLAIM_COUNTS = ("numbers", "agree", "explained", "disagree", "substitute numbers", "substitute agree")
+
+
+def claim_of(claims: Any, paper: str, name: str) -> Any:
+    """The one claim of ``paper`` whose name (the registries' ``claims``) starts with ``name``."""
+    mine = claims[(claims["paper"] == paper) & claims["name"].str.startswith(name)]
+    if len(mine) != 1:
+        raise ValueError(f"{len(mine)} claims of {paper} are named {name!r}...: name exactly one")
+    return mine.iloc[0]
+
+
+def report_count_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                      options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
+    """``{report-count}`paper:column```: one count of ``lib.report.counts``, in a span that names it;
+    ``{report-count}`paper:column:claim name``` one count of one claim (:data:`CLAIM_COUNTS`)."""
+    import lib.report as report
+
+    env = inliner.document.settings.env
+    data = report_data(Path(env.app.confdir), env)
+    paper, _, rest = text.partition(":")
+    column, _, claim = rest.partition(":")
+    paper = "all papers" if paper == "all" else paper
+    table = data["counts"]
+    try:
+        if claim:
+            if column not in CLAIM_COUNTS:
+                raise ValueError(f"a claim's counts are {CLAIM_COUNTS}")
+            found = claim_of(data["claims"], paper, claim.strip())
+            value = int(found[column])
+            classes = ["report-count", f"rc-{slug(paper)}--{slug(column)}--{slug(found['name'])}"]
+        else:
+            column = {slug(c): c for c in report.COUNT_COLUMNS}.get(slug(column), column)
+            if paper not in table.index or column not in table.columns:
+                raise ValueError(f"papers {list(table.index)}, counts {list(table.columns)}")
+            value = int(table.loc[paper, column])
+            classes = ["report-count", f"rc-{slug(paper)}--{slug(column)}"]
+    except ValueError as error:
+        message = inliner.reporter.error(f"report-count: no count {text!r} ({error})", line=lineno)
+        return [inliner.problematic(rawtext, rawtext, message)], [message]
+    return [nodes.inline(text=str(value), classes=classes)], []
+
+
+def findings_lines(root: Any, env: Any, papers: list[str] | None = None, *, heading: bool = True) -> list[str]:
+    """Each paper's findings in sentences (:func:`lib.report.findings`), under its name and chapter."""
+    data = report_data(root, env)
+    lines: list[str] = []
+    for key, sentences in data["findings"].items():
+        if papers is not None and key not in papers:
+            continue
+        if heading:
+            page = chapter_of(data["specs"], key)
+            where = f" · {{doc}}`its chapter <{page}>`" if page else ""
+            lines += [f"**{data['short'][key]}**{where} · {{ref}}`the evidence <{paper_label(key)}>`", ""]
+        lines += [f"- {s}" for s in sentences] + [""]
+    return lines
 
 
 def glance_lines(root: Any, env: Any, *, on_report: bool = False) -> list[str]:
-    """The glance table in MyST, with its legend (the same lines on the landing page and the report)."""
+    """The claims counted by outcome, one row per paper (the paper's mathematical claims in a row of their
+    own), with its legend: the same lines on the landing page and the report."""
     import lib.report as report
 
-    specs = report.load_registry(root=root)
-    env.note_dependency(str(root / report.REGISTRY))
-    for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
-        env.note_dependency(str(path))
-    for spec in specs:
-        env.note_dependency(str(root / "data" / "derived" / spec.csv))
-    papers = report.load_papers(root=root)
-    short = report.load_papers(root=root, short=True)
-    table = report.glance(report.reproduction_report(specs, root=root), list(papers))
-    lines = ["| paper | claims | hold | fail | untested | why |", "|---|---|---|---|---|---|"]
-    for row in table.to_dict("records"):
-        maths = row["nature"] == "mathematical"
-        if row["paper"] == "all papers":
-            name, chapter = ("**all papers, maths**" if maths else "**all papers**"), ""
-        else:
-            name = f"{{ref}}`{short[row['paper']]}{' (maths)' if maths else ''} <{paper_label(row['paper'])}>`"
-            page = chapter_of(specs, row["paper"])
-            chapter = f" · {{doc}}`chapter <{page}>`" if page and not maths else ""
-        counts = [row["claims"], *(row[o] for o in report.OUTCOMES)]
-        lines.append(f"| {name}{chapter} | " + " | ".join(str(int(c)) for c in counts) + f" | {_cell(row['why'])} |")
+    data = report_data(root, env)
+    table = data["counts"]
+    lines = ["| paper | claims | hold | fail | sub&shy;stitute | untested |", "|---|---|---|---|---|---|"]
+    for paper in table.index:
+        for maths in (False, True):
+            prefix = "maths " if maths else ""
+            if not table.loc[paper, f"{prefix}claims"]:
+                continue
+            if paper == "all papers":
+                name = "**all papers, maths**" if maths else "**all papers**"
+            else:
+                name = f"{{ref}}`{data['short'][paper]}{' (maths)' if maths else ''} <{paper_label(paper)}>`"
+            cells = [count(paper, f"{prefix}claims"), *(count(paper, f"{prefix}{o}") for o in report.OUTCOMES)]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if on_report:   # the rules, folded below, say the same
+        return lines
     lines += [
         "",
-        "*Claims*: a sentence of a paper, or a published table. *Untested*: could not be tested here, for the "
-        "reason given (the paper's tool version cannot be installed here, other hardware, data not public, a "
-        "set-up the paper does not identify), never counted as a failure. *(maths)*: the paper's theorems and "
-        "closed forms, checked against an independent computation, counted apart. Every count is computed from "
-        "the stored results by `lib.report`"
-        + ("; the evidence and the rules are below." if on_report else
-           f"; the evidence and the rules are in the {{doc}}`reproduction report <{REPORT}>`."),
+        "*Hold*, *fail*: on the paper's own set-up. *Substitute*: consistent on a set-up the book chose, which "
+        "can neither confirm nor refute a claim; *untested*: could not be tested here, for the reason given, "
+        "never counted as a failure. *(maths)*: theorems and closed forms, checked against an independent "
+        "computation" + ("." if on_report else
+                         f". The evidence and the rules: the {{doc}}`reproduction report <{REPORT}>`."),
     ]
     return lines
 
 
 class VerdictGlance(Directive):
-    """The glance table (CSS class ``verdict-glance``), computed when the book is built."""
+    """What the book found, paper by paper, in sentences (the verdict at a glance, CSS class ``verdict-glance``),
+    then the claims counted by outcome (CSS class ``verdict-counts``)."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
         env = self.state.document.settings.env
-        box = nodes.container(classes=["verdict-glance"])
-        self.state.nested_parse(StringList(glance_lines(root_of(self), env), source=env.docname), 0, box)
-        return [box]
+        root = root_of(self)
+        out = []
+        for classes, lines in ((["verdict-glance", "findings"], findings_lines(root, env)),
+                               (["verdict-counts"], glance_lines(root, env))):
+            box = nodes.container(classes=classes)
+            self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
+            out.append(box)
+        return out

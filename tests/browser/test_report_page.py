@@ -1,0 +1,150 @@
+"""The reproduction report and the landing page, read on a phone the way a reviewer signs them (issue 37).
+
+In headless Chromium at 400 px (the fixtures of ``test_rendered_book.py``: the built book served on
+127.0.0.1, Debian's chromium driven by Playwright), with every folded section of the report open:
+
+- no verdict, status or outcome column is off-screen: every such header cell, and every verdict cell, is
+  within the screen without panning sideways (:data:`VERDICTS_OFF_SCREEN`);
+- no raw TeX in the text a reader sees (outside typeset maths and code) on the landing page, the report
+  and the chapters' landing pages (:data:`RAW_TEX`);
+- the report, fully open, is at most a third of its length before issue 37 (87.1 screens of 860 px);
+- the landing page tells each paper's findings in sentences before its counts, in its first screens.
+
+Each detector is shown catching a planted counter-example first, so that no check passes because it
+looked at nothing. Screenshots go to ``_build/screenshots/`` (``report--400-open.png``, the report fully
+open; ``intro--400-findings.png``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from test_rendered_book import SHOTS, browser, site  # noqa: F401  (the module's fixtures, reused)
+
+PHONE, HEIGHT = 400, 860
+#: the report's length before issue 37, fully open at 400 x 860 px, in screens; it must be at most a third
+BEFORE_SCREENS = 87.1
+#: Header words of a column holding a verdict, a status or an outcome.
+VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "fail", "substitute", "untested", "reproduced",
+                   "consistent", "explained deviation", "not reproduced", "contradicted"]
+
+#: -> [str]: header cells of verdict columns, and verdict cells, that lie (partly) off-screen at scroll 0
+VERDICTS_OFF_SCREEN = """(words) => {
+    const width = document.documentElement.clientWidth;
+    const off = [];
+    const clipped = e => {
+        const r = e.getBoundingClientRect();
+        if (r.width === 0) return false;
+        if (r.left < -1 || r.right > width + 1) return true;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            const s = getComputedStyle(a);
+            if (s.overflowX !== 'visible') {
+                const b = a.getBoundingClientRect();
+                if (r.right > b.right + 1 || r.left < b.left - 1) return true;
+            }
+        }
+        return false;
+    };
+    document.querySelectorAll('th').forEach(th => {
+        const text = th.textContent.replace(/\\s+/g, ' ').trim().toLowerCase().replace(/\\u00ad/g, '');
+        if (words.includes(text) && clipped(th)) off.push('header ' + text);
+    });
+    document.querySelectorAll('td.verdict').forEach(td => {
+        if (clipped(td)) off.push('cell ' + td.textContent.trim());
+    });
+    return off;
+}"""
+
+#: -> [str]: text a reader sees with TeX left in it (outside typeset maths, code and scripts)
+RAW_TEX = """() => {
+    const found = [];
+    const walker = document.createTreeWalker(document.querySelector('article') || document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const p = n.parentElement;
+        if (!p || p.closest('mjx-container, script, style, code, pre, .math, mjx-assistive-mml, .MathJax')) continue;
+        const t = n.textContent;
+        if (/\\\\[A-Za-z]{2,}|\\\\[()]|[A-Za-z]_\\{|\\^\\{/.test(t)) found.push(t.trim().slice(0, 80));
+    }
+    return found;
+}"""
+
+
+def _typeset(tab: Any) -> None:
+    tab.evaluate("typeof MathJax === 'undefined' || !MathJax.startup ? null : MathJax.startup.promise")
+
+
+@pytest.fixture(scope="module")
+def tab(browser: Any) -> Iterator[Any]:  # noqa: F811
+    page = browser.new_page(viewport={"width": PHONE, "height": HEIGHT})
+    try:
+        yield page
+    finally:
+        page.close()
+
+
+def _open(tab: Any, url: str, *, unfold: bool = False) -> None:
+    tab.goto(url, wait_until="load")
+    if unfold:
+        tab.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+        tab.wait_for_timeout(300)
+    tab.evaluate("window.compendiumLoadMath && window.compendiumLoadMath()")
+    _typeset(tab)
+
+
+def test_the_detectors_catch_what_they_must(tab: Any) -> None:
+    wide = ("<table><tr><th>item</th><th>a long column</th><th>another long column</th><th>verdict</th></tr>"
+            "<tr><td>" + "x" * 10 + "</td><td>" + "y " * 60 + "</td><td>" + "z" * 90 + "</td>"
+            "<td class='verdict'>reproduced</td></tr></table>")
+    tab.set_content(f"<html><body style='margin:0'><div style='overflow-x:auto'>{wide}</div></body></html>")
+    assert tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS) == ["header verdict", "cell reproduced"]
+    narrow = "<table><tr><th>item</th><th>verdict</th></tr><tr><td>x</td><td class='verdict'>reproduced</td></tr></table>"
+    tab.set_content(f"<html><body>{narrow}</body></html>")
+    assert tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS) == []
+    tab.set_content("<html><body><article><p>the largest \\( \\log f_{-i} \\) value; m_{\\max}</p>"
+                    "<p class='math'>\\(x\\)</p></article></body></html>")
+    assert len(tab.evaluate(RAW_TEX)) == 1
+
+
+def test_no_verdict_column_off_screen_on_a_phone(tab: Any, site: str) -> None:  # noqa: F811
+    _open(tab, site + "book/reproduction-report.html", unfold=True)
+    assert tab.evaluate("document.querySelectorAll('td.verdict').length") > 100, "the report shows no verdicts"
+    off = tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS)
+    assert not off, f"verdict columns off-screen at {PHONE} px: {off[:10]}"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(SHOTS / "report--400-open.png"), full_page=True)
+    _open(tab, site + "book/intro.html")
+    assert not tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS)
+
+
+@pytest.mark.parametrize("page", ["book/intro", "book/reproduction-report", "book/01-naive-bayes",
+                                  "book/02-shapley-compositions", "book/03-same-decision-probability",
+                                  "book/04-typical-value-contributions", "book/05-coalitional-explanations"])
+def test_no_raw_tex_in_the_text(tab: Any, site: str, page: str) -> None:  # noqa: F811
+    _open(tab, site + f"{page}.html", unfold=True)
+    raw = tab.evaluate(RAW_TEX)
+    assert not raw, f"{page}: raw TeX in the text: {raw[:5]}"
+
+
+def test_the_report_fully_open_is_a_third_of_its_length_before(tab: Any, site: str) -> None:  # noqa: F811
+    _open(tab, site + "book/reproduction-report.html", unfold=True)
+    screens = tab.evaluate("document.documentElement.scrollHeight") / HEIGHT
+    print(f"\nthe reproduction report fully open at {PHONE} px: {screens:.1f} screens of {HEIGHT} px")
+    assert screens <= BEFORE_SCREENS / 3, f"{screens:.1f} screens, more than a third of {BEFORE_SCREENS}"
+
+
+def test_the_landing_page_tells_the_findings_first(tab: Any, site: str) -> None:  # noqa: F811
+    _open(tab, site + "book/intro.html")
+    where = tab.evaluate("""() => {
+        const box = document.querySelector('.verdict-glance');
+        const first = box && Array.from(box.querySelectorAll('li')).find(li => /^(Holds|Fails|Consistent|Could not)/.test(li.textContent.trim()));
+        const table = document.querySelector('.verdict-counts table');
+        const top = e => e.getBoundingClientRect().top + window.scrollY;
+        return first && table ? {sentence: top(first), table: top(table)} : null;
+    }""")
+    assert where is not None, "the landing page has no findings in sentences above a counts table"
+    assert where["sentence"] < 2 * HEIGHT, f"the first finding starts {where['sentence']:.0f} px down"
+    assert where["sentence"] < where["table"], "the counts come before the findings"
+    tab.screenshot(path=str(SHOTS / "intro--400-findings.png"), full_page=False)

@@ -1,0 +1,159 @@
+"""The notebooks run outside a clone of the repository (issue 39): a downloaded notebook, or Colab.
+
+The package is built from ``pyproject.toml`` (a wheel, by ``tools/release.py``'s ``wheel``, as for a
+release) and a fresh virtual environment is made in a temporary folder, away from the clone,
+with ``lib``'s dependencies at the pinned versions (``requirements.txt`` as constraints, so the
+stored outputs can match) and nbval, but neither ``lib`` nor myst-nb. Then, there:
+
+1. the first code cell of a notebook (``tools/install_cell.py``) installs ``lib``: it is missing,
+   and ``SHAPLEY_BOOK_LIB`` names the wheel just built instead of the release's (no network);
+2. ``lib.data`` loads a data set that is not in the (empty) data cache: it fetches it, from a
+   local mirror of the book's data (``SHAPLEY_BOOK_DATA_MIRROR``), checks its sha256 and uses it;
+   ``python -m lib.data fetch all`` fills the rest;
+3. the cheapest notebook of each chapter, copied into a folder of its own, passes strict nbval:
+   the install cell does nothing and prints nothing, the stored results come from the package,
+   and what the notebook writes goes to the book folder outside the clone (``SHAPLEY_BOOK_HOME``),
+   not into the clone, whose ``git status`` stays clean.
+
+A notebook that still imports myst-nb itself (``from myst_nb import glue``) cannot run there as it
+is: it is run with that line replaced by ``from lib.stable import glue`` (the helper that runs
+anywhere, and writes the same outputs), must pass strict nbval so, and is then reported as an
+expected failure that names the line to change; once the line is gone the case passes as it is.
+The whole test takes a few minutes (the wheels come from pip's cache).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import install_cell  # noqa: E402 - the repository's tools, on the path above
+import release  # noqa: E402
+
+#: the cheapest notebook of each chapter (measured: each reruns in 8-20 s here)
+NOTEBOOKS = [
+    "notebooks/00-foundations/02-data.ipynb",
+    "notebooks/01-naive-bayes/05-speed.ipynb",
+    "notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb",
+    "notebooks/03-same-decision-probability/01-lucas-network.ipynb",
+    "notebooks/04-typical-value-contributions/04-verdict.ipynb",
+    "notebooks/05-coalitional-explanations/05-authors-code.ipynb",
+]
+#: what the test environment adds to lib's own dependencies
+TOOLS = ["pytest", "nbval", "ipykernel"]
+
+
+def _run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: int = 900) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+MYST_NB_IMPORT = re.compile(r"^(\s*)from myst_nb import glue\s*$", re.M)
+
+
+def _without_myst_nb(source: Path, copy: Path) -> bool:
+    """Copy a notebook, its ``from myst_nb import glue`` replaced by lib's glue; whether it had one.
+
+    Raises AssertionError if it uses myst-nb in another way."""
+    nb = json.loads(source.read_text(encoding="utf-8"))
+    found = False
+    for cell in nb["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        text = "".join(cell["source"])
+        if MYST_NB_IMPORT.search(text):
+            found = True
+            text = MYST_NB_IMPORT.sub(r"\1from lib.stable import glue", text)
+            cell["source"] = text.splitlines(keepends=True)
+        assert "myst_nb" not in text, f"{source.name} uses myst_nb beyond `from myst_nb import glue`"
+    copy.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return found
+
+
+@pytest.fixture(scope="module")
+def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """A fresh environment outside the clone with lib installed by a notebook's first cell."""
+    base = tmp_path_factory.mktemp("outside-clone")
+    assert not base.resolve().is_relative_to(ROOT)
+    wheel = release.wheel(base / "wheel")          # as a release builds it
+    venv = base / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("SHAPLEY_BOOK_", "VIRTUAL_ENV", "PYTHON", "JUPYTER", "IPYTHON"))}
+    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
+               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               SHAPLEY_BOOK_HOME=str(base / "home"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    deps = _run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", "-c", str(ROOT / "requirements.txt"),
+                 *project["dependencies"], *TOOLS], env=env, cwd=base)
+    assert deps.returncode == 0, deps.stderr[-3000:]
+    absent = _run([str(python), "-c", "import importlib.util as u; print(u.find_spec('lib'), u.find_spec('myst_nb'))"],
+                  env=env, cwd=base)
+    assert absent.stdout.split() == ["None", "None"], absent.stdout + absent.stderr
+    # 1. a notebook's first code cell installs lib where it is missing
+    cell = install_cell.source(ROOT)
+    first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: f"shapley-book-lib @ {wheel.as_uri()}"},
+                 cwd=base)
+    assert first.returncode == 0, first.stdout + first.stderr
+    where = _run([str(python), "-c", "import lib, lib.data as d; print(lib.__file__); print(d.in_clone()); "
+                  "print(d.REPO_ROOT); print(d.data_dir())"], env=env, cwd=base)
+    assert where.returncode == 0, where.stderr
+    lib_file, clone, book, cache = where.stdout.split("\n")[:4]
+    assert Path(lib_file).is_relative_to(venv) and clone == "False"
+    assert Path(book) == base / "home" / project["version"] and Path(cache) == base / "home" / "data"
+    # ... and then does nothing, and prints nothing
+    again = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: "no-such-package-is-installed"}, cwd=base)
+    assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
+    return {"base": base, "python": python, "env": env, "book": Path(book), "cache": Path(cache)}
+
+
+def test_data_are_fetched_and_checked_outside_the_clone(outside: dict[str, object]) -> None:
+    from lib import data
+
+    source = data.data_dir()
+    if not (source / "lucas" / "lucas0_train.csv").is_file():
+        pytest.fail(f"the data cache {source} is not filled: run `python -m lib.data fetch all` first")
+    env = {**outside["env"], data.MIRROR_VAR: source.as_uri()}
+    python, base, cache = outside["python"], outside["base"], outside["cache"]
+    load = _run([str(python), "-c", "import lib.data as d; X, y = d.load('lucas0'); print(X.shape)"], env=env, cwd=base)
+    assert load.returncode == 0, load.stderr
+    assert "lib.data: fetched  lucas/lucas0_train.csv (sha256 verified)" in load.stderr
+    assert (cache / "lucas" / "lucas0_train.csv").read_bytes() == (source / "lucas" / "lucas0_train.csv").read_bytes()
+    fetched = _run([str(python), "-m", "lib.data", "fetch", "all"], env=env, cwd=base)
+    assert fetched.returncode == 0, fetched.stdout[-2000:] + fetched.stderr[-2000:]
+    check = _run([str(python), "-m", "lib.data", "verify"], env=outside["env"], cwd=base)
+    assert check.returncode == 0 and "FAIL" not in check.stdout, check.stdout[-2000:]
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[Path(n).parent.name[:2] for n in NOTEBOOKS])
+def test_a_notebook_of_each_chapter_passes_nbval_outside_the_clone(outside: dict[str, object], notebook: str) -> None:
+    if not (outside["cache"] / "lucas" / "lucas0_train.csv").is_file():
+        pytest.fail("the data cache outside the clone is empty: test_data_are_fetched_and_checked_outside_the_clone "
+                    "fills it first (run the whole file)")
+    source = ROOT / notebook
+    folder = outside["base"] / "work" / source.parent.name
+    folder.mkdir(parents=True, exist_ok=True)
+    copy = folder / source.name
+    imports_myst_nb = _without_myst_nb(source, copy)
+    before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    # a data folder of the reader's own, as the stored outputs were made with one (SHAPLEY_BOOK_DATA)
+    env = {**outside["env"], "SHAPLEY_BOOK_DATA": str(outside["cache"])}
+    run = _run([str(outside["python"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",
+                "--nbval-current-env", str(copy)], env=env, cwd=folder)
+    after = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
+    assert after == before, "running the notebook outside the clone changed files of the clone"
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert re.search(r"\d+ passed", run.stdout) and "failed" not in run.stdout
+    if imports_myst_nb:
+        pytest.xfail(f"{notebook} passes outside the clone with lib's glue, but itself still imports myst_nb: "
+                     "replace `from myst_nb import glue` with `from lib.stable import glue`")
