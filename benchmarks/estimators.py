@@ -1,89 +1,161 @@
 """Benchmark: Shapley-value estimators against exact values, error vs number of model rows.
 
-Issue 22, items 1 and 3.  On games of the book where the exact interventional
-Shapley values exist (:func:`lib.shapley.exact_shapley`, the same background), each
-estimator is run at several budgets and seeds; the budget it actually spent is *counted*
-(:class:`lib.counting.CountingModel`: rows passed to the model, per explained row), never
-read from its arguments.
+Issue 22, items 1 and 3; issue 40. On games whose exact interventional Shapley values are known (the
+same background rows for every estimator), each estimator runs at several budgets, seeds and explained
+rows; the budget it actually spent is *counted* (:class:`lib.counting.CountingModel`: rows passed to the
+model, per explained row), never read from its arguments.
 
-Games (built as ``benchmarks/exact_engine.py`` builds them)
-    ``gbt-twonorm``: ``GradientBoostingClassifier(50 trees, depth 3)`` log-odds on
-    two-norm data, ``d = 14``;  ``khiops-nb-adult``: chapter 1's Khiops selective naive
-    Bayes, its log-odds on Adult's part matrix, ``d = 14`` — an *additive* game (the
-    log-odds is a sum of one term per variable), on which every permutation or regression
-    estimator is exact at any budget: a check, not a contest;
-    ``khiops-nb-adult-proba``: the same model's probability of the positive class (the
-    sigmoid of the log-odds: not additive);
-    ``hgb-adult-many``: chapter 5's many-attribute Adult (:mod:`lib.experiments.coal_many`:
-    ``HistGradientBoostingClassifier`` with native categories on the 14 attributes' codes,
-    ``P(>50K)``), with chapter 5's coalitional groupings as points (every data-driven method at
-    both alphas: cost in counted model rows, error against the exact complete influence);
-    ``svc-iris-ilr``: chapter 2's RBF SVM on iris (:func:`lib.experiments.comp_estimation.iris_setup`),
-    every other of its flowers (one of each species) against its 50 background rows, seen in ILR coordinates (a 2-output
-    game; the book's samplers there are ``sample_shapley_compositions``, which *is*
-    ``sample_shapley`` on ``ilr ∘ f``; error: Aitchison distance).  With ``d = 4`` the exact
-    values cost ``2^4 * 50 = 800`` rows: above that budget an estimator that enumerates the
-    coalitions (shap Kernel, shapiq's regressions) is exact, as it should be.
-    The last two run ``--new-game-seeds`` seeds (5 by default) to keep the run near 30 minutes.
+Games (``--games``)
+    ``d = 14``, exact by enumeration (:func:`lib.shapley.exact_shapley`), built as
+    ``benchmarks/exact_engine.py`` builds them: ``gbt-twonorm`` (``GradientBoostingClassifier``, 50
+    trees of depth 3, its log-odds on two-norm data; its values by tree paths too, as a check of that
+    route), ``khiops-nb-adult-proba`` (chapter 1's Khiops selective naive Bayes on Adult's part
+    matrix, the probability of the positive class), ``khiops-nb-adult`` (the same model's log-odds, an
+    *additive* game: a check, not a contest), ``hgb-adult-many`` (chapter 5's many-attribute Adult,
+    :mod:`lib.experiments.coal_many`, with chapter 5's groupings as points), and ``svc-iris-ilr``
+    (chapter 2's RBF SVM on iris in ILR coordinates, ``d = 4``, a two-output game scored by the
+    Aitchison distance; its exact values cost ``2^4 * 50 = 800`` rows, so most of its budgets are above
+    the exact cost: there the estimators that enumerate coalitions are exact, as they should be).
+    Past enumeration (:mod:`lib.experiments.estimator_games`): ``gbt-twonorm-30`` and
+    ``gbt-twonorm-60`` (the same model class with ``d = 30, 60``; exact values by tree-path
+    enumeration, shap's interventional ``TreeExplainer`` on the log-odds margin) and ``additive-60``
+    (closed form). ``--rows`` explained rows per game (svc-iris-ilr: always its three flowers) against
+    ``--background`` background rows.
 
-Estimators (every one sees the same model, explained rows and background rows)
-    ``book antithetic``: :func:`lib.permutation_sampling.antithetic_shapley`, the book's
-    default past exact (antithetic permutations, Mitchell et al. 2022), given the budget as
-    ``max_rows``;
-    ``book uniform`` / ``book Algorithm 2`` / ``book Algorithm 2 (prior 4)``:
-    :func:`lib.shapley.sample_shapley` (Štrumbelj & Kononenko's Algorithms 1 and 2; the
-    book's ``prior_samples`` fix), two model rows per sample;
-    ``shap Permutation`` (``PermutationExplainer``, ``Independent`` masker with all the
-    background rows), ``shap Kernel`` (``KernelExplainer``, ``l1_reg=False``),
-    ``shap Sampling`` (``SamplingExplainer``);
-    ``shapiq KernelSHAP``, ``shapiq unbiased KernelSHAP``, ``shapiq SVARM``,
-    ``shapiq permutation``, ``shapiq stratified`` (shapiq 1.4.1's approximators of plain
-    Shapley values, ``pip install -r requirements-bench.txt``), on the interventional game
-    :func:`lib.shapley.coalition_values` (one coalition costs ``m`` model rows).
+Estimators (``--estimators``; every one sees the same model, explained rows and background rows)
+    The book's, every estimator of its registry (:mod:`lib.sampling`, through :func:`lib.sampling.run`
+    on a :class:`lib.games.Game`): ``book default`` (:data:`lib.sampling.DEFAULT`, the default of
+    :func:`lib.shapley.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
+    ``book Algorithm 2 (prior 4)`` (Štrumbelj & Kononenko's Algorithms 1-2 and the book's fix), and any
+    other registered estimator as ``book <name>``;
+    shap's ``PermutationExplainer`` (``Independent`` masker holding every background row),
+    ``KernelExplainer`` (``l1_reg=False``) and ``SamplingExplainer``; and every Shapley-value
+    approximator of shapiq 1.8 (``benchmarks/_shapiq_worker.py``), which runs in the shapiq side
+    environment (:func:`lib.side_env.shapiq_python`, built on first use: shapiq >= 1.5 needs Python
+    3.12) on the interventional game :func:`lib.games.coalition_values`, which *this* process
+    evaluates and counts (one coalition costs ``m`` model rows). Before any shapiq estimate counts, the
+    side environment's exact values of each game (shapiq's ``ExactComputer``, ``d <= 14``) must equal
+    the book's, and every game's exact values must add up to ``v(N) - v(∅)`` as the side environment
+    evaluates it (``benchmark-estimators-checks.csv``).
+
+Budgets
+    ``--budgets`` in model rows *per feature* (default 10 to 10,000), i.e. ``budget * d`` model rows per
+    explained row; each estimator's own parameter is set from it (``nsamples = rows // m`` for a method
+    that pays ``m`` rows per coalition). An estimator that cannot run at a budget (too few coalitions
+    for its regression) records nothing there; one that spends more than the budget is recorded with
+    what it spent. Each estimator runs up to the first budget at or above the exact cost
+    (:func:`budgets_run`). To fit the run on a shared 2-core machine: the games past enumeration run
+    :data:`PAST_ENUMERATION_SEEDS` seeds and budgets up to :data:`PAST_ENUMERATION_MAX_BUDGET` rows per
+    feature; PolySHAP, OddSHAP and kADD-SHAP get at most
+    :data:`COALITION_CAPS` coalitions there, the book's Algorithm 2 at most :data:`BUDGET_CAPS` rows per
+    feature anywhere; ProxySPEX is not run (:data:`NOT_RUN`). The stored run's calls took 1.9 hours of
+    wall time in all on that machine, shared with other jobs.
 
 Error
-    Per explained row, ``||phi_hat - phi||_2 / ||phi||_2``; averaged over the explained
-    rows; per (game, estimator, budget) the median and quartiles over seeds, and the median
-    number of rows counted per explained row.  Budgets are targets in model rows per
-    explained row; each estimator's own parameter is set from it (e.g. ``nsamples =
-    budget // m`` for a method that pays ``m`` rows per coalition).
+    Per explained row ``||phi_hat - phi||_2 / ||phi||_2``, averaged over the explained rows; per (game,
+    estimator, budget) the median and quartiles over seeds of that average, and the median number of
+    rows counted per explained row.
 
-    pip install -r requirements-bench.txt   # shapiq
-    nice -n 10 python benchmarks/estimators.py --rows 1 --seeds 10 --out data/derived/benchmark-estimators.csv
+Resumable: each (game, estimator) unit writes its records to ``.bench-parts/estimators/`` and is
+skipped on a rerun with the same settings unless ``--force`` (a rerun with every part present only
+gathers the tables; ``--gather-only`` gathers whatever parts there are). Progress: a tqdm bar over the units. The stored run (at most about two hours on one core)::
+
+    nice -n 10 python benchmarks/estimators.py --out data/derived/benchmark-estimators.csv
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import io
+import json
 import os
 import platform
+import struct
+import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
-import numpy as np
-import pandas as pd
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one core (before numpy loads)
 
-from lib import counting, permutation_sampling, shapley
-from timing import quiet_libraries
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
-BUDGETS = (500, 1500, 5000, 15000, 50000)
-#: the games of the first version; the two added later run fewer seeds (--new-game-seeds) to keep
-#: the whole run near 30 min on one core
-OLD_GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult")
+from lib import counting, games, shapley, side_env  # noqa: E402
+from lib.data import REPO_ROOT  # noqa: E402
+from lib.experiments import estimator_games as eg  # noqa: E402
+from timing import quiet_libraries  # noqa: E402
+
+#: Budgets in model rows per feature and per explained row.
+BUDGETS_PER_FEATURE = (10, 30, 100, 300, 1000, 3000, 10000)
+GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
+         "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
 #: chapter 5's groupings (lib.experiments.coal_many), as points: every data-driven method at both alphas
 GROUPING_METHODS = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman")
+PARTS = REPO_ROOT / ".bench-parts" / "estimators"
+WORKER = Path(__file__).with_name("_shapiq_worker.py")
+DERIVED = REPO_ROOT / "data" / "derived"
+#: an estimate off by less than this (relative) is exact: the checks' tolerance for two exact routes
+EXACT_AGREEMENT = 1e-9
+#: shapiq approximators whose single call is too slow for the stored run on the games past enumeration
+#: (d >= 30), with the most coalitions they get there: PolySHAP took 538 s for one call with 30,000
+#: coalitions at d = 60 and OddSHAP more than 900 s (timed out), on this shared 2-core machine, and
+#: kADD-SHAP fits the same pairwise regression as PolySHAP's second order; at d = 14 they run at every
+#: budget. ProxySPEX (an interaction method, in shapiq's list of Shapley-value
+#: approximators) is not run: one call at d = 60 with 3,000 coalitions ran past ten minutes.
+COALITION_CAPS = {"shapiq PolySHAP": 1500, "shapiq OddSHAP": 1500, "shapiq kADDSHAP": 1500}
+NOT_RUN = ("shapiq ProxySPEX",)
+#: the book's Algorithm 2 (published and with the fix) allocates its draws in a Python loop of d draws a
+#: time: at 10,000 rows per feature one run took about 15 minutes of the stored run's machine on
+#: gbt-twonorm; they run up to this many rows per feature (they are not contenders: see the page)
+BUDGET_CAPS = {"book Algorithm 2": 3000, "book Algorithm 2 (prior 4)": 3000}
+#: the games past enumeration (d >= 30) run fewer seeds and budgets up to this many rows per feature: a
+#: model row costs 3 to 4 times more there (d = 60), and the approximators' own work grows with d; the
+#: stored run must fit on a shared 2-core machine (about two CPU-hours in all)
+PAST_ENUMERATION_SEEDS = 2
+PAST_ENUMERATION_MAX_BUDGET = 1000
+#: not run on the games past enumeration (d >= 30): none (kept as the place to say so, with why)
+NOT_PAST_ENUMERATION: tuple[str, ...] = ()
 
 
-def _games(names: list[str], rows: int, background: int, seed: int):
-    """(name, data set, model, explained rows, background rows, extra) per game; ``extra`` holds
-    what a game needs beyond the model (the data matrix of chapter 5's groupings)."""
-    from exact_engine import _cases  # the same models and data as the exact-engine benchmark
+def exact_cost(d: int, m: int) -> float:
+    """Model rows of the exact enumeration per explained row, ``2^d m`` (where x and the background
+    rows differ everywhere)."""
+    return float(2**d * m)
 
+
+def budgets_run(budgets: list[int], d: int, m: int, name: str) -> list[int]:
+    """The budgets (per feature) an estimator runs at on a game: up to the first at or above the exact
+    cost (above it the answer is :func:`lib.shapley.exact_shapley`, and one such budget shows the
+    estimators that become exact there), for the capped approximators (:data:`COALITION_CAPS`) on
+    a game past enumeration only those within their cap of coalitions, and for the book's Algorithm 2
+    those up to :data:`BUDGET_CAPS`."""
+    out = []
+    for b in sorted(budgets):
+        if d >= 30 and name in COALITION_CAPS and b * d // m > COALITION_CAPS[name]:
+            break
+        if b > BUDGET_CAPS.get(name, b):
+            break
+        out.append(int(b))
+        if b * d >= exact_cost(d, m):
+            break
+    return out
+
+
+# ----------------------------------------------------------------------------- games
+def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[eg.BenchmarkGame]:
+    """The benchmark's games, each with its exact values (and chapter 5's data for hgb-adult-many)."""
     for name in names:
-        if name == "hgb-adult-many":
-            # chapter 5's many-attribute Adult (lib.experiments.coal_many): gradient boosting
-            # (HistGradientBoostingClassifier, native categories) on the attribute codes, P(>50K)
+        if name in ("gbt-twonorm-30", "gbt-twonorm-60"):
+            yield eg.twonorm_gbt(int(name.rsplit("-", 1)[1]), rows=rows, background=background, seed=seed)
+        elif name == "additive-60":
+            yield eg.additive_game(60, rows=rows, background=background, seed=seed)
+        elif name == "hgb-adult-many":
             from lib.experiments import coal_many
 
             A, Y, _, nominal = coal_many.prepare("adult")
@@ -95,49 +167,155 @@ def _games(names: list[str], rows: int, background: int, seed: int):
 
             def f(Z: np.ndarray, model=model) -> np.ndarray:
                 return model.predict_proba(Z)[:, 1]
-            yield name, "adult", f, explain, bg, {"A": A, "model": model}
-            continue
-        if name == "svc-iris-ilr":
-            # chapter 2's RBF SVM on iris (lib.experiments.comp_estimation's set-up), seen in ILR
-            # coordinates: a 2-output game; error = Aitchison distance (the Euclidean distance of
-            # ILR vectors); every other of its flowers: one of each species
+            yield eg.BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                          "enumeration (lib.shapley.exact_shapley)")
+        elif name == "svc-iris-ilr":
             from lib import compositions
             from lib.experiments import comp_estimation
 
             model, flowers, bg = comp_estimation.iris_setup()
-            yield name, "iris", compositions.ilr_model(model.predict_proba), flowers[::2], bg, {}
-            continue
-        case = {"gbt-twonorm": "gradient-boosting", "khiops-nb-adult": "khiops-nb-adult",
-                "khiops-nb-adult-proba": "khiops-nb-adult"}[name]
-        for _, dataset, f, explain, bg in _cases([case], [14], rows, background, seed):
-            if name.endswith("-proba"):
-                def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
-                    return 1.0 / (1.0 + np.exp(-log_odds(Z)))
-            yield name, dataset, f, np.asarray(explain), np.asarray(bg), {}
+            f = compositions.ilr_model(model.predict_proba)
+            yield eg.BenchmarkGame(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
+                          "enumeration (lib.shapley.exact_shapley)")
+        elif name == "gbt-twonorm":
+            g = eg.twonorm_gbt(14, rows=rows, background=background, seed=seed)
+            yield eg.BenchmarkGame(name, g.data, g.f, g.explain, g.background,
+                          shapley.exact_shapley(g.f, g.explain, g.background).values,
+                          "enumeration (lib.shapley.exact_shapley)")
+        elif name.startswith("khiops-nb-adult"):
+            from exact_engine import _cases  # the same model and data as the exact-engine benchmark
+
+            for _, dataset, f, explain, bg in _cases(["khiops-nb-adult"], [14], rows, background, seed):
+                if name.endswith("-proba"):
+                    def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
+                        return 1.0 / (1.0 + np.exp(-log_odds(Z)))
+                explain, bg = np.asarray(explain), np.asarray(bg)
+                yield eg.BenchmarkGame(name, dataset, f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                              "enumeration (lib.shapley.exact_shapley)")
+        else:
+            raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
 
 
 def _rel_error(est: np.ndarray, exact: np.ndarray) -> float:
-    """``||est - exact|| / ||exact||`` over one row's values (all features and outputs: for an
-    ILR game the Aitchison distance of the compositions, in quadrature over the features,
-    relative to their Aitchison norm)."""
+    """``||est - exact|| / ||exact||`` over one row's values (all features and outputs: for an ILR game
+    the Aitchison distance of the compositions, in quadrature over the features, relative to their
+    Aitchison norm)."""
     est, exact = np.asarray(est, dtype=float).reshape(-1), np.asarray(exact, dtype=float).reshape(-1)
     return float(np.linalg.norm(est - exact) / np.linalg.norm(exact))
 
 
-def _estimators(shap, shapiq):
-    """name -> function(f, x (1, d), bg, budget rows, seed) -> (d,) values."""
+# ----------------------------------------------------------------------------- the shapiq side
+def _send(stream, header: dict, *arrays: np.ndarray) -> None:
+    parts = [json.dumps({**header, "arrays": len(arrays)}).encode()]
+    for a in arrays:
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(a), allow_pickle=False)
+        parts.append(buf.getvalue())
+    for p in parts:
+        stream.write(struct.pack("<Q", len(p)))
+        stream.write(p)
+    stream.flush()
 
-    def book(allocation, prior):
+
+def _frame(stream) -> bytes:
+    head = stream.read(8)
+    if len(head) < 8:
+        raise EOFError("the shapiq worker stopped (its log: .bench-parts/estimators/shapiq-worker.log)")
+    return stream.read(struct.unpack("<Q", head)[0])
+
+
+def _receive(stream) -> tuple[dict, list[np.ndarray]]:
+    header = json.loads(_frame(stream))
+    return header, [np.load(io.BytesIO(_frame(stream)), allow_pickle=False) for _ in range(header.get("arrays", 0))]
+
+
+class ShapiqError(RuntimeError):
+    """An approximator raised in the side environment (e.g. a budget too small for its regression)."""
+
+
+class ShapiqSide:
+    """The shapiq worker in its side environment; every value of a game is computed here."""
+
+    def __init__(self, python: Path, log: Path) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(log, "ab")
+        self.proc = subprocess.Popen([str(python), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        header, _ = self._ask({"op": "versions"}, None)
+        self.versions, self.names = header["versions"], header["names"]
+
+    def _ask(self, header: dict, game: Callable[[np.ndarray], np.ndarray] | None) -> tuple[dict, list[np.ndarray]]:
+        _send(self.proc.stdin, header)
+        while True:
+            reply, arrays = _receive(self.proc.stdout)
+            if reply["op"] == "game":
+                assert game is not None
+                _send(self.proc.stdin, {"op": "values"}, np.asarray(game(arrays[0]), dtype=float))
+            elif reply["op"] == "error":
+                raise ShapiqError(reply["message"])
+            else:
+                return reply, arrays
+
+    def run(self, name: str, n: int, budget: int, seed: int, game) -> np.ndarray:
+        return self._ask({"op": "run", "name": name, "n": n, "budget": int(budget), "seed": int(seed)}, game)[1][0]
+
+    def exact(self, n: int, game) -> np.ndarray:
+        return self._ask({"op": "exact", "n": n}, game)[1][0]
+
+    def close(self) -> None:
+        try:
+            _send(self.proc.stdin, {"op": "quit"})
+            self.proc.wait(timeout=30)
+        finally:
+            self._log.close()
+
+
+def _coalition_game(f, x: np.ndarray, bg: np.ndarray, output: int | None):
+    """The interventional game of row ``x`` as shapiq sees it: boolean coalitions -> values (output
+    ``output`` of a multi-output model)."""
+    def game(coalitions: np.ndarray) -> np.ndarray:
+        v = games.coalition_values(f, x, bg, np.atleast_2d(np.asarray(coalitions, dtype=bool)))[0]
+        return v if output is None else v[:, output]
+    return game
+
+
+# ----------------------------------------------------------------------------- estimators
+#: The benchmark's names of the book's estimators: registry name and options (None: the defaults). The
+#: variance-driven Algorithm 2 allocates ``d`` draws at a time (variances frozen within a batch): one
+#: model call per draw, as published, is too slow for this run.
+BOOK_NAMES = {"book antithetic": ("antithetic", None), "book uniform": ("uniform", None),
+              "book Algorithm 2": ("variance", {"batch_size": "d"}),
+              "book Algorithm 2 (prior 4)": ("variance", {"batch_size": "d", "prior_samples": 4.0})}
+
+
+def _book_estimators() -> dict[str, Callable]:
+    """name -> function(f, x (1, d), bg, budget rows, seed) -> values (d,) or (d, k): every estimator of
+    the book's registry (:mod:`lib.sampling`), called through :func:`lib.sampling.run` on a
+    :class:`lib.games.Game`; ``book default`` is :data:`lib.sampling.DEFAULT` with its defaults."""
+    from lib import sampling
+    from lib.games import Game
+
+    def via_registry(method: str, options: dict | None):
         def run(f, x, bg, budget, seed):
-            m = len(bg)
-            samples = max(x.shape[1] * 2, (budget - m - 1) // 2)
-            # Algorithm 2 allocates d samples at a time (variances frozen within a batch):
-            # one model call per sample, as published, is too slow for this run
-            options = {"prior_samples": prior, "batch_size": x.shape[1]} if allocation == "variance" else {}
-            return shapley.sample_shapley(f, x, bg, max_rows=shapley.sampling_rows(samples, m=m),
-                                          rng=np.random.default_rng(seed), method=allocation,
-                                          **options).values[0]
+            game = Game(f, x, bg)
+            opts = None
+            if options is not None:
+                opts = sampling.estimator(method).options(**{k: (game.d if v == "d" else v) for k, v in options.items()})
+            return sampling.run(game, method, int(budget), np.random.default_rng(seed), opts).values[0]
         return run
+
+    out = {"book default": via_registry(sampling.DEFAULT, None)}
+    out.update({name: via_registry(method, options) for name, (method, options) in BOOK_NAMES.items()})
+    for method in sampling.estimators():  # any other registered estimator, with its defaults
+        if method != sampling.DEFAULT and method not in {m for m, _ in BOOK_NAMES.values()}:
+            out[f"book {method}"] = via_registry(method, None)
+    return out
+
+
+def _shap_estimators() -> dict[str, Callable]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import shap
 
     def dk(values, d: int) -> np.ndarray:
         """shap's values for one row as (d,) or (d, k) (a list of k (1, d) arrays or (1, d[, k]))."""
@@ -146,154 +324,263 @@ def _estimators(shap, shapiq):
             return arr[:, 0, :].T
         return arr.reshape((d,) + arr.shape[2:]) if arr.shape[0] == 1 else arr
 
-    def shap_perm(f, x, bg, budget, seed):
-        d, m = x.shape[1], len(bg)
+    def perm(f, x, bg, budget, seed):
+        m = len(bg)
         explainer = shap.PermutationExplainer(f, shap.maskers.Independent(bg, max_samples=m), seed=seed)
-        return explainer(x, max_evals=max(2 * d + 2, budget // m), silent=True).values[0]
+        return explainer(x, max_evals=int(budget) // m, silent=True).values[0]
 
-    def shap_kernel(f, x, bg, budget, seed):
+    def kernel(f, x, bg, budget, seed):
         np.random.seed(seed)
         explainer = shap.KernelExplainer(f, bg)
-        return dk(explainer.shap_values(x, nsamples=max(x.shape[1] + 2, budget // len(bg)),
-                                        l1_reg=False, silent=True), x.shape[1])
+        return dk(explainer.shap_values(x, nsamples=int(budget) // len(bg), l1_reg=False, silent=True), x.shape[1])
 
-    def shap_sampling(f, x, bg, budget, seed):
+    def sampling(f, x, bg, budget, seed):
         np.random.seed(seed)
         explainer = shap.SamplingExplainer(f, bg)
         # each sample evaluates two hybrid rows against one background row
-        return dk(explainer.shap_values(x, nsamples=max(2 * x.shape[1], budget // 2), silent=True),
-                  x.shape[1])
+        return dk(explainer.shap_values(x, nsamples=int(budget) // 2, silent=True), x.shape[1])
 
-    def antithetic(f, x, bg, budget, seed):
-        # the budget itself: pairs are taken while their rows fit (rows a walk leaves unchanged,
-        # where x and the background row agree, cost nothing)
-        return permutation_sampling.antithetic_shapley(f, x, bg, max_rows=budget,
-                                                       rng=np.random.default_rng(seed)).values[0]
-
-    out = {
-        "book antithetic": antithetic,
-        "book uniform": book("uniform", 0.0),
-        "book Algorithm 2": book("variance", 0.0),
-        "book Algorithm 2 (prior 4)": book("variance", 4.0),
-        "shap Permutation": shap_perm,
-        "shap Kernel": shap_kernel,
-        "shap Sampling": shap_sampling,
-    }
-    if shapiq is not None:
-        classes = {"shapiq KernelSHAP": shapiq.KernelSHAP, "shapiq unbiased KernelSHAP": shapiq.UnbiasedKernelSHAP,
-                   "shapiq SVARM": shapiq.SVARM, "shapiq permutation": shapiq.PermutationSamplingSV,
-                   "shapiq stratified": shapiq.StratifiedSamplingSV}
-
-        def via_shapiq(cls):
-            def run(f, x, bg, budget, seed):
-                d, m = x.shape[1], len(bg)
-                k = np.asarray(f(x)).reshape(1, -1).shape[1]  # outputs (shapiq's games are scalar)
-                out = []
-                for j in range(k):  # a k-output game: one run per output, budget split evenly
-
-                    def game(coalitions: np.ndarray, j=j) -> np.ndarray:
-                        masks = np.atleast_2d(np.asarray(coalitions, dtype=bool))
-                        v = shapley.coalition_values(f, x, bg, masks)[0]
-                        return v if v.ndim == 1 else v[:, j]
-
-                    approx = cls(n=d, random_state=seed)
-                    out.append(np.asarray(approx.approximate(max(d + 2, (budget - 1) // (m * k)), game)
-                                          .get_n_order_values(1)))
-                return out[0] if k == 1 else np.stack(out, axis=1)
-            return run
-
-        out.update({name: via_shapiq(cls) for name, cls in classes.items()})
-    return out
+    return {"shap Permutation": perm, "shap Kernel": kernel, "shap Sampling": sampling}
 
 
-def _grouping_points(game, dataset, f, explain, bg, exact, extra, seed) -> list[dict]:
-    """Chapter 5's coalitional influence of each grouping (lib.experiments.coal_many's set-up:
-    every data-driven method at both alphas), as points: its cost in counted model rows per
-    explained row (the coalitions Eq. F4 needs, each against every background row; no seed,
-    it is deterministic) and its error against the complete influence (the exact values)."""
+def _shapiq_estimator(side: ShapiqSide, name: str) -> Callable:
+    def run(f, x, bg, budget, seed):
+        d, m = x.shape[1], len(bg)
+        k = np.asarray(f(x)).reshape(1, -1).shape[1]  # outputs (shapiq's games are scalar): budget split evenly
+        out = [side.run(name, d, int(budget) // (m * k), seed, _coalition_game(f, x, bg, None if k == 1 else j))
+               for j in range(k)]
+        return out[0] if k == 1 else np.stack(out, axis=1)
+    return run
+
+
+# ----------------------------------------------------------------------------- units
+def _game_plan(args, d: int) -> tuple[list[int], int]:
+    """The budgets (rows per feature) and seeds of a game with ``d`` features."""
+    if d >= 30:
+        return ([b for b in args.budgets if b <= PAST_ENUMERATION_MAX_BUDGET],
+                min(args.seeds, PAST_ENUMERATION_SEEDS))
+    return list(args.budgets), args.seeds
+
+
+def _settings(args, game: str) -> str:
+    if game in ("gbt-twonorm-30", "gbt-twonorm-60", "additive-60"):
+        budgets, seeds = _game_plan(args, int(game.rsplit("-", 1)[1]))
+        return json.dumps({"game": game, "budgets": budgets, "seeds": seeds, "rows": args.rows,
+                           "background": args.background, "seed": args.seed}, sort_keys=True)
+    return json.dumps({"game": game, "budgets": list(args.budgets), "seeds": args.seeds, "rows": args.rows,
+                       "background": args.background, "seed": args.seed}, sort_keys=True)
+
+
+def _part(game: str, estimator: str, settings: str) -> Path:
+    key = hashlib.sha256(settings.encode()).hexdigest()[:10]
+    return PARTS / f"{game}__{estimator.replace(' ', '_').replace('(', '').replace(')', '')}__{key}.csv"
+
+
+def _run_unit(game: eg.BenchmarkGame, name: str, est: Callable, budgets: list[int], n_seeds: int,
+              max_seconds: float) -> list[dict]:
+    """Every budget, seed and explained row of one estimator on one game. Once a call takes more than
+    ``max_seconds`` (wall time, which includes the side environment's), the larger budgets are not run:
+    a record says so."""
+    d = game.explain.shape[1]
+    records = []
+    slow = None
+    for b in budgets_run(budgets, d, len(game.background), name):
+        budget = int(b) * d
+        if slow is not None:
+            records.append({"budget": int(b), "seed": -1, "row": -1, "rows counted": 0, "error": np.nan, "seconds": 0.0,
+                            "failed": f"not run: a call at {slow[0]} rows per feature took {slow[1]:.0f} s "
+                                      f"(more than {max_seconds:.0f} s)"})
+            continue
+        for s in range(n_seeds):
+            for r in range(len(game.explain)):
+                counted = counting.CountingModel(game.f)
+                t0 = time.perf_counter()
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        phi = est(counted, game.explain[r: r + 1], game.background, budget, 1000 * s + r)
+                    err, failed = _rel_error(phi, game.exact[r]), ""
+                except (ValueError, ShapiqError, ZeroDivisionError, np.linalg.LinAlgError) as error:
+                    err, failed = np.nan, str(error).replace("\n", " ")[:200] or type(error).__name__
+                seconds = time.perf_counter() - t0
+                records.append({"budget": int(b), "seed": s, "row": r, "rows counted": counted.rows, "error": err,
+                                "seconds": seconds, "failed": failed})
+                if seconds > max_seconds and slow is None:
+                    slow = (int(b), seconds)
+    return records
+
+
+def _grouping_points(game: eg.BenchmarkGame, seed: int) -> list[dict]:
+    """Chapter 5's coalitional influence of each grouping (lib.experiments.coal_many's set-up: every
+    data-driven method at both alphas), as points: its cost in counted model rows per explained row (the
+    coalitions Eq. F4 needs, each against every background row; no seed, it is deterministic) and its
+    error against the complete influence (the exact values)."""
     from lib import coalitional as co
     from lib import grouping as gr
     from lib.experiments import coal_many
 
+    A, _, _, _ = coal_many.prepare("adult")
     records = []
-    d = explain.shape[1]
     for method in GROUPING_METHODS:
         for alpha in coal_many.ALPHAS:
-            groups = gr.find_groups(extra["A"], method, alpha)
-            counted = counting.CountingModel(f)
-            phi = co.coalitional_influence_interventional(counted, explain, bg, groups, overlap="size-factorial")
-            err = np.mean([_rel_error(phi[r], exact[r]) for r in range(len(explain))])
-            records.append({"game": game, "data": dataset, "d": d, "background": len(bg),
-                            "rows explained": len(explain), "error measure": "relative L2",
-                            "estimator": f"coalitional {method} (alpha {alpha})",
-                            "budget": int(round(counted.rows / len(explain))), "seed": 0,
-                            "model rows per explained row": counted.rows / len(explain),
-                            "relative L2 error": float(err)})
+            groups = gr.find_groups(A, method, alpha)
+            counted = counting.CountingModel(game.f)
+            phi = co.coalitional_influence_interventional(counted, game.explain, game.background, groups,
+                                                          overlap="size-factorial")
+            err = np.mean([_rel_error(phi[r], game.exact[r]) for r in range(len(game.explain))])
+            rows = counted.rows / len(game.explain)
+            records.append({"estimator": f"coalitional {method} (alpha {alpha})", "budget": int(round(rows)),
+                            "seed": 0, "rows counted": rows, "error": float(err)})
     return records
 
 
-def run(games: list[str], budgets: list[int], n_seeds: int, rows: int, background: int, seed: int,
-        only: list[str] | None, new_game_seeds: int = 5) -> tuple[pd.DataFrame, pd.DataFrame]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import shap
+def _checks(game: eg.BenchmarkGame, side: ShapiqSide | None) -> list[dict]:
+    """The game's exact values against the other routes: shapiq's ExactComputer on the side environment's
+    game (``d <= 14``), the tree paths (``gbt-twonorm``, ``d = 14``: both routes run), and efficiency
+    against ``v(N) - v(∅)`` as the side environment's game evaluates it (every game)."""
+    out = []
+    d = game.explain.shape[1]
+    k = np.asarray(game.f(game.explain[:1])).reshape(1, -1).shape[1]
+    for r in range(len(game.explain)):
+        x = game.explain[r: r + 1]
+        exact = np.asarray(game.exact[r], dtype=float).reshape(d, -1)
+        scale = float(np.abs(exact).max())
+        for j in range(k):
+            g = _coalition_game(game.f, x, game.background, None if k == 1 else j)
+            if side is not None:
+                vals = g(np.array([np.zeros(d, bool), np.ones(d, bool)]))
+                out.append({"game": game.name, "row": r, "output": j, "check": "efficiency: sum of exact values = v(N) - v(empty)",
+                            "max abs difference": float(abs(exact[:, j].sum() - (vals[1] - vals[0]))), "scale": scale})
+                if d <= 14:
+                    theirs = side.exact(d, g)
+                    out.append({"game": game.name, "row": r, "output": j, "check": "shapiq ExactComputer (side environment)",
+                                "max abs difference": float(np.abs(theirs - exact[:, j]).max()), "scale": scale})
+        if game.name == "gbt-twonorm":
+            model, _ = eg.twonorm_model(14, 0)
+            tree = eg.tree_ground_truth(model, x, game.background)[0]
+            out.append({"game": game.name, "row": r, "output": 0, "check": "tree paths (shap TreeExplainer, interventional, raw)",
+                        "max abs difference": float(np.abs(tree - exact[:, 0]).max()), "scale": scale})
+    return out
+
+
+def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    quiet_libraries()
+    estimators: dict[str, Callable] = {**_book_estimators(), **_shap_estimators()}
+    wanted_shapiq = args.estimators is None or any(e.startswith("shapiq ") for e in args.estimators)
+    wanted_shapiq = wanted_shapiq and not args.gather_only
+    side = None
+    if wanted_shapiq:
+        side = ShapiqSide(side_env.shapiq_python(), PARTS / "shapiq-worker.log")
+        estimators.update({name: _shapiq_estimator(side, name) for name in side.names})
+    if args.estimators:
+        unknown = sorted(set(args.estimators) - set(estimators))
+        if unknown:
+            raise SystemExit(f"estimators.py: unknown estimators {unknown}; choose from {sorted(estimators)}")
+        estimators = {k: estimators[k] for k in args.estimators}  # in the order given
+    PARTS.mkdir(parents=True, exist_ok=True)
+    checks, games_info = [], []
     try:
-        import shapiq
-    except ImportError:
-        print("shapiq is not installed: its estimators are left out (pip install -r requirements-bench.txt)",
-              file=sys.stderr)
-        shapiq = None
-    estimators = _estimators(shap, shapiq)
-    if only:
-        estimators = {k: v for k, v in estimators.items() if k in only}
-    records = []
-    for game, dataset, f, explain, bg, extra in _games(games, rows, background, seed):
-        exact = shapley.exact_shapley(f, explain, bg).values
-        d = explain.shape[1]
-        measure = "relative Aitchison" if exact.ndim == 3 else "relative L2"
-        if "A" in extra:
-            records += _grouping_points(game, dataset, f, explain, bg, exact, extra, seed)
-        print(f"{game}: d={d}, {len(explain)} explained rows, {len(bg)} background rows", file=sys.stderr)
-        for name, est in estimators.items():
-            t0 = time.perf_counter()
-            for budget in budgets:
-                for s in range(n_seeds if game in OLD_GAMES else min(n_seeds, new_game_seeds)):
-                    errs, spent = [], []
-                    for r in range(len(explain)):
-                        counted = counting.CountingModel(f)
-                        with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")
-                            phi = est(counted, explain[r : r + 1], bg, budget, 1000 * s + r)
-                        errs.append(_rel_error(phi, exact[r]))
-                        spent.append(counted.rows)
-                    records.append({"game": game, "data": dataset, "d": d, "background": len(bg),
-                                    "rows explained": len(explain), "error measure": measure,
-                                    "estimator": name, "budget": budget,
-                                    "seed": s, "model rows per explained row": float(np.mean(spent)),
-                                    "relative L2 error": float(np.mean(errs))})
-            print(f"  {name}: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    long = pd.DataFrame.from_records(records)
-    g = long.groupby(["game", "d", "background", "rows explained", "error measure", "estimator", "budget"],
-                     sort=False)
+        for game in _games(args.games, args.rows, args.background, args.seed):
+            settings = _settings(args, game.name)
+            d = game.explain.shape[1]
+            games_info.append({"game": game.name, "data": game.data, "d": d, "background": len(game.background),
+                               "rows explained": len(game.explain), "exact values": game.truth,
+                               "error measure": "relative Aitchison" if np.ndim(game.exact) == 3 else "relative L2"})
+            check_part = _part(game.name, "checks", settings)
+            if side is not None and not args.gather_only and (args.force or not check_part.exists()):
+                pd.DataFrame(_checks(game, side)).to_csv(check_part, index=False)
+            if check_part.exists():
+                c = pd.read_csv(check_part)
+                # the tree-path values carry float32 thresholds' rounding: TREE_AGREEMENT for every check of them
+                tree = c["check"].str.startswith("tree") | game.truth.startswith("tree")
+                bad = c[c["max abs difference"] > EXACT_AGREEMENT * np.maximum(c["scale"], 1.0)
+                        + np.where(tree, eg.TREE_AGREEMENT, 0.0)]
+                if len(bad):
+                    raise SystemExit(f"estimators.py: {game.name}: the routes to the exact values disagree:\n{bad}")
+                checks.append(c)
+            if game.name == "hgb-adult-many":
+                gpart = _part(game.name, "groupings", settings)
+                if args.force or not gpart.exists():
+                    pd.DataFrame(_grouping_points(game, args.seed)).to_csv(gpart, index=False)
+            todo = [n for n in estimators if n not in NOT_RUN and not (d >= 30 and n in NOT_PAST_ENUMERATION)
+                    and (args.force or not _part(game.name, n, settings).exists())]
+            if args.gather_only:
+                todo = []
+            for name in tqdm(todo, desc=f"{game.name} (d={d})", unit="estimator", file=sys.stderr):
+                t0 = time.perf_counter()
+                budgets, seeds = _game_plan(args, d)
+                recs = _run_unit(game, name, estimators[name], budgets, seeds, args.max_seconds)
+                pd.DataFrame(recs).assign(estimator=name, settings=settings).to_csv(_part(game.name, name, settings),
+                                                                                     index=False)
+                tqdm.write(f"  {game.name} / {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    finally:
+        if side is not None:
+            side.close()
+    versions = _versions(side)
+    return _gather(args, pd.DataFrame(games_info)), (pd.concat(checks) if checks else pd.DataFrame()), versions
+
+
+def _versions(side: ShapiqSide | None) -> pd.DataFrame:
+    from importlib.metadata import version
+
+    rows = [{"environment": "book", "package": "python", "version": platform.python_version()}]
+    rows += [{"environment": "book", "package": p, "version": version(p)} for p in ("numpy", "scikit-learn", "shap")]
+    if side is not None:
+        rows += [{"environment": "shapiq side environment", "package": p, "version": v} for p, v in side.versions.items()]
+    return pd.DataFrame(rows)
+
+
+def _gather(args, info: pd.DataFrame) -> pd.DataFrame:
+    """The summary table from the parts of the current settings: per (game, estimator, budget) the
+    seeds, the median rows counted per explained row and the error's median, quartiles and range over
+    seeds (each seed's error: the mean over the explained rows)."""
+    frames = []
+    for game in info["game"]:
+        settings = _settings(args, game)
+        key = hashlib.sha256(settings.encode()).hexdigest()[:10]
+        for p in sorted(PARTS.glob(f"{game}__*__{key}.csv")):
+            if p.name.split("__")[1] in ("checks",):
+                continue
+            df = pd.read_csv(p, keep_default_na=False, na_values=[""])
+            if p.name.split("__")[1] == "groupings":
+                df = df.assign(row=0)
+            else:  # parts of an earlier run may hold more budgets than the current rule runs
+                row = info.set_index("game").loc[game]
+                df = df[df["budget"].isin(budgets_run(_game_plan(args, int(row["d"]))[0], int(row["d"]), int(row["background"]),
+                                                      str(df["estimator"].iloc[0])))]
+            frames.append(df.assign(game=game))
+    long = pd.concat(frames, ignore_index=True)
+    long["failed"] = long.get("failed", "").fillna("") if "failed" in long else ""
+    ok = long[long["error"].notna()]
+    per_seed = ok.groupby(["game", "estimator", "budget", "seed"], sort=False).agg(
+        **{"rows": ("rows counted", "mean"), "error": ("error", "mean"), "n": ("row", "count")}).reset_index()
+    # a seed counts only when every explained row ran
+    n_rows = info.set_index("game")["rows explained"]
+    full = per_seed["n"] == per_seed["game"].map(n_rows).where(~per_seed["estimator"].str.startswith("coalitional "), 1)
+    per_seed = per_seed[full]
+    g = per_seed.groupby(["game", "estimator", "budget"], sort=False)
     summary = g.agg(**{
         "seeds": ("seed", "count"),
-        "model rows (median)": ("model rows per explained row", "median"),
-        "error median": ("relative L2 error", "median"),
-        "error q25": ("relative L2 error", lambda v: float(np.quantile(v, 0.25))),
-        "error q75": ("relative L2 error", lambda v: float(np.quantile(v, 0.75))),
-        "error min": ("relative L2 error", "min"),
-        "error max": ("relative L2 error", "max"),
+        "model rows (median)": ("rows", "median"),
+        "error median": ("error", "median"),
+        "error q25": ("error", lambda v: float(np.quantile(v, 0.25))),
+        "error q75": ("error", lambda v: float(np.quantile(v, 0.75))),
+        "error min": ("error", "min"),
+        "error max": ("error", "max"),
     }).reset_index()
-    return long, summary
+    summary = info.merge(summary, on="game")
+    summary.insert(summary.columns.get_loc("budget") + 1, "budget rows", summary["budget"] * summary["d"])
+    summary.loc[summary["estimator"].str.startswith("coalitional "), "budget rows"] = summary["budget"]
+    return summary
 
 
-def checks(summary: pd.DataFrame) -> list[str]:
-    """Every estimator's median error at its largest budget below that at its smallest
-    (or at round-off throughout: an additive game)."""
+def checks_lines(summary: pd.DataFrame) -> list[str]:
+    """Every estimator's median error at its largest budget below that at its smallest (or at round-off
+    throughout: an additive game)."""
     lines = []
     for (game, name), sub in summary.groupby(["game", "estimator"], sort=False):
-        if name.startswith("coalitional "):
-            continue  # a grouping is one point (its own cost), not a curve
+        if name.startswith("coalitional ") or len(sub) < 2:
+            continue
         sub = sub.sort_values("budget")
         lo, hi = sub["error median"].iloc[0], sub["error median"].iloc[-1]
         verdict = ("exact at every budget (round-off)" if max(lo, hi) < 1e-5
@@ -303,39 +590,55 @@ def checks(summary: pd.DataFrame) -> list[str]:
     return lines
 
 
+def _changed_versions(new: pd.DataFrame, path: Path) -> list[str]:
+    if not path.exists():
+        return []
+    old = pd.read_csv(path, dtype=str).set_index(["environment", "package"])["version"]
+    now = new.astype(str).set_index(["environment", "package"])["version"]
+    return [f"{env} / {pkg}: {old.get((env, pkg), 'absent')} -> {now.get((env, pkg), 'absent')}"
+            for env, pkg in sorted(set(old.index) | set(now.index)) if old.get((env, pkg)) != now.get((env, pkg))]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    games = ["gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr"]
-    parser.add_argument("--games", nargs="+", default=games, choices=games)
-    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS),
-                        help="target model rows per explained row")
-    parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--new-game-seeds", type=int, default=5,
-                        help="seeds for hgb-adult-many and svc-iris-ilr (at most --seeds)")
-    parser.add_argument("--rows", type=int, default=1,
-                        help="rows explained per game (svc-iris-ilr: always its three flowers)")
+    parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(BUDGETS_PER_FEATURE),
+                        help="target model rows per feature and explained row")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=3, help="rows explained per game (svc-iris-ilr: always its three flowers)")
     parser.add_argument("--background", type=int, default=20, help="background rows")
     parser.add_argument("--seed", type=int, default=0, help="seed of the data and models")
     parser.add_argument("--estimators", nargs="+", help="only these (names as in the table)")
-    parser.add_argument("--out", help="write the summary table as CSV here")
+    parser.add_argument("--force", action="store_true", help="rerun units whose parts exist")
+    parser.add_argument("--gather-only", action="store_true", help="run nothing: the tables from the parts there are")
+    parser.add_argument("--max-seconds", type=float, default=float("inf"),
+                        help="an estimator whose call takes longer is not run at the game's larger budgets "
+                             "(default: no limit; a limit makes the table depend on the machine's speed)")
+    parser.add_argument("--out", help="write the summary table as CSV here (and, beside it, -checks and -versions)")
     args = parser.parse_args(argv)
-    quiet_libraries()
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1):  # BLAS and OpenMP (HistGradientBoosting): one thread
-        _, summary = run(args.games, args.budgets, args.seeds, args.rows, args.background, args.seed,
-                         args.estimators, args.new_game_seeds)
+        summary, checks, versions = run(args)
     print(f"# estimators benchmark — python {platform.python_version()}, {os.cpu_count()} cores; "
           "relative L2 error against exact values, median over seeds")
     curves = summary[~summary["estimator"].str.startswith("coalitional ")]
     wide = curves.pivot_table(index=["game", "estimator"], columns="budget", values="error median", sort=False)
-    with pd.option_context("display.width", 250, "display.max_columns", 50, "display.float_format", "{:.3g}".format):
+    with pd.option_context("display.width", 250, "display.max_columns", 50, "display.max_rows", 500,
+                           "display.float_format", "{:.3g}".format):
         print(wide.to_string())
-    for line in checks(summary):
+    for line in checks_lines(summary):
         print(line)
     if args.out:
-        summary.to_csv(args.out, index=False, float_format="%.6g", lineterminator="\n")
-        print("written:", args.out)
+        out = Path(args.out)
+        stem = out.with_suffix("")
+        vpath = Path(f"{stem}-versions.csv")
+        for line in _changed_versions(versions, vpath):
+            print("a peer's version changed since the stored run:", line)
+        summary.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
+        checks.to_csv(f"{stem}-checks.csv", index=False, float_format="%.3g", lineterminator="\n")
+        versions.to_csv(vpath, index=False, lineterminator="\n")
+        print("written:", out, f"{stem}-checks.csv", vpath)
     return 0
 
 

@@ -464,9 +464,10 @@ def sample_shapley_compositions(
 
     The budget ``max_rows`` is in model rows per explained row, ``method`` a name of
     :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.shapley.sample_shapley`.
-    ``method="antithetic"`` (the default, the book's recommended estimator): antithetic permutation
-    sampling (:mod:`lib.sampling.antithetic`) of the ILR coordinates, each walk a sample of every
-    feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
+    ``method="strata"`` (the default, the book's recommended estimator, :mod:`lib.sampling.strata`):
+    each background row's game enumerated where that costs no more than walking it, else walked by
+    ``method="antithetic"``, antithetic permutation sampling (:mod:`lib.sampling.antithetic`) of the
+    ILR coordinates, each walk a sample of every feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
     Algorithms 1-2 (:mod:`lib.sampling.strumbelj_kononenko`).  One draw of Algorithm 1 is
     ``f(b_1) ⊖ f(b_2)``, in ILR ``ilr f(b_1) - ilr f(b_2)``; the Aitchison sample mean is the
     ordinary mean in ILR.  ``"variance"`` is Algorithm 2 with the correct condition

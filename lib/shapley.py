@@ -389,9 +389,11 @@ def sample_shapley(
     rng
         A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``.
     method
-        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"antithetic"``
-        (the default, the book's recommended estimator: :mod:`lib.sampling.antithetic`, orderings
-        walked forwards and backwards, Mitchell et al., 2022), ``"uniform"`` and ``"variance"``
+        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"strata"`` (the
+        default, the book's recommended estimator, :mod:`lib.sampling.strata`: each background row's
+        game enumerated where that costs no more than walking it, else walked as by
+        ``"antithetic"``), ``"antithetic"`` (:mod:`lib.sampling.antithetic`, orderings walked
+        forwards and backwards, Mitchell et al., 2022), ``"uniform"`` and ``"variance"``
         (Štrumbelj & Kononenko's Algorithms 1 and 2, :mod:`lib.sampling.strumbelj_kononenko`: the
         estimators chapter 0 and chapter 2 study).
     options

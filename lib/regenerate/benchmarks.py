@@ -28,16 +28,20 @@ def units() -> tuple[Result, ...]:
                ("benchmark-exact-engine.csv",), variable=BENCH,
                note="the shapiq columns need requirements-bench.txt",
                shown_in=("notebooks/00-foundations/01-shapley-values",)),
-        Result("benchmark-estimators", ("benchmarks/estimators.py", "--rows", "1", "--seeds", "10", "--out",
-                                        "data/derived/benchmark-estimators.csv"),
-               ("benchmark-estimators.csv",), ("twonorm", "adult", "iris"),
-               # an estimator exact on a game (KernelSHAP, paired and permutation sampling on the
-               # additive naive-Bayes log-odds) is off by rounding noise, 1e-16 to 1e-14 relative,
-               # whose digits depend on the order of the exact values' sums (BLAS kernel, engine
-               # path: 1.1e-15 -> 1.3e-16 when the engine took its values from the pairs); the
-               # sampled errors the notebook reads are 1e-4 and above, and it counts < 1e-9 as exact
-               variable={"error *": 1e-12},
-               note="errors of seeded estimators (no timing column); shapiq from requirements-bench.txt",
+        Result("benchmark-estimators", ("benchmarks/estimators.py", "--out", "data/derived/benchmark-estimators.csv"),
+               ("benchmark-estimators.csv", "benchmark-estimators-checks.csv", "benchmark-estimators-versions.csv"),
+               ("twonorm", "adult", "iris"),
+               # an estimator exact on a game (the additive games, every budget that pays for the
+               # enumeration) is off by rounding noise, 1e-16 to 1e-14 relative, whose digits depend on
+               # the order of the exact values' sums; the sampled errors the notebook reads are 1e-4 and
+               # above, and it counts < 1e-9 as exact. The checks' differences between the exact routes are
+               # rounding noise too (1e-16 to 1e-8, tree paths: float32 thresholds), refused above 1e-7.
+               # The versions table names the peers' versions: a change shows there, and the script
+               # prints it ("a peer's version changed since the stored run").
+               variable={"error *": 1e-12, "max abs difference": 1e-7},
+               side_env="shapiq",
+               note="about two CPU-hours; shapiq 1.8 in its side environment (lib.side_env.shapiq_python, "
+                    "Python 3.12, built on first use)",
                shown_in=("notebooks/00-foundations/03-estimators",)),
         Result("benchmark-nb-speed", ("benchmarks/nb_speed.py", "--repeats", "50", "--kernel-rows", "3",
                                       "--khiops-repeats", "3", "--out", "data/derived/benchmark-nb-speed.csv"),

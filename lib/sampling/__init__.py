@@ -8,7 +8,10 @@ take ``method=`` (a registered name) and ``options=`` (that method's options).
 
 The estimators, one module each:
 
-* :mod:`lib.sampling.antithetic` — ``"antithetic"``, the default: antithetic permutation sampling
+* :mod:`lib.sampling.strata` — ``"strata"``, the default: the background rows as strata, each
+  enumerated exactly where that costs no more than its share of walks (the rows on which ``x`` and
+  the background row agree are free), else walked as by ``"antithetic"``;
+* :mod:`lib.sampling.antithetic` — ``"antithetic"``: antithetic permutation sampling
   (Mitchell et al., 2022), orderings walked forwards and backwards, post-stratified by background row;
 * :mod:`lib.sampling.strumbelj_kononenko` — ``"uniform"`` and ``"variance"``: Štrumbelj &
   Kononenko's Algorithms 1 and 2 (2014), one ordering and one background row per draw.

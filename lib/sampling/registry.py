@@ -34,7 +34,7 @@ __all__ = ["DEFAULT", "Estimator", "Options", "estimator", "estimators", "regist
 
 #: The estimator :func:`lib.shapley.sample_shapley` uses when no ``method`` is given: the best one
 #: measured against the newest peers (``benchmarks/estimators.py``).
-DEFAULT = "antithetic"
+DEFAULT = "strata"
 
 
 @dataclass(frozen=True)

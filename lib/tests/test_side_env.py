@@ -34,3 +34,19 @@ def test_other_pins_or_rebuild_need_an_interpreter(tmp_path):
 def test_pins_must_be_exact(tmp_path, pins):
     with pytest.raises(ValueError, match="exact pins"):
         side_env.side_python("sk", None, pins, root=tmp_path)
+
+
+def test_the_shapiq_environment_pins_everything_and_shares_the_books_pins():
+    from lib.data import REPO_ROOT
+
+    pins = dict(p.split("==") for p in side_env.SHAPIQ_PINS)
+    assert len(pins) == len(side_env.SHAPIQ_PINS)  # one pin per package
+    assert pins["shapiq"] == "1.8.0"
+    book = dict(line.split("==") for line in (REPO_ROOT / "requirements.txt").read_text().split()
+                if "==" in line and not line.startswith("#"))
+    for package in ("numpy", "scipy", "pandas", "scikit-learn", "shap", "numba"):
+        assert pins[package] == book[package], package
+
+
+def test_find_python_returns_none_for_a_version_that_is_not_there():
+    assert side_env.find_python("2.1") is None

@@ -658,9 +658,7 @@ NOTEBOOK_PAGES = [p for p in PAGES if p.startswith("notebooks/")]
 #: booleans (an output line ending in True/False), plumbing (glue or a derived-file write in a cell
 #: on the page), names (a name used on the page and defined off it), openings (a section opening
 #: with code), computed ("Computed by" in the prose), sharp (a figure from a 1x PNG), tex (raw TeX)
-PENDING: dict[str, set[str]] = {
-    "notebooks/00-foundations/03-estimators": {"desk", "names", "openings", "plumbing"},
-}
+PENDING: dict[str, set[str]] = {}
 
 
 def _pending(request: Any, page: str, check: str) -> None:
