@@ -15,10 +15,8 @@ stored outputs can match) and nbval, but neither ``lib`` nor myst-nb. Then, ther
    and what the notebook writes goes to the book folder outside the clone (``SHAPLEY_BOOK_HOME``),
    not into the clone, whose ``git status`` stays clean.
 
-A notebook that still imports myst-nb itself (``from myst_nb import glue``) cannot run there as it
-is: it is run with that line replaced by ``from lib.stable import glue`` (the helper that runs
-anywhere, and writes the same outputs), must pass strict nbval so, and is then reported as an
-expected failure that names the line to change; once the line is gone the case passes as it is.
+A notebook runs there as it is: none imports myst-nb (not installed outside a clone; its glue is
+``lib.page.glue``), which a test of every notebook checks.
 The whole test takes a few minutes (the wheels come from pip's cache).
 """
 
@@ -57,26 +55,12 @@ def _run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: int = 900) 
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-MYST_NB_IMPORT = re.compile(r"^(\s*)from myst_nb import glue\s*$", re.M)
-
-
-def _without_myst_nb(source: Path, copy: Path) -> bool:
-    """Copy a notebook, its ``from myst_nb import glue`` replaced by lib's glue; whether it had one.
-
-    Raises AssertionError if it uses myst-nb in another way."""
-    nb = json.loads(source.read_text(encoding="utf-8"))
-    found = False
-    for cell in nb["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        text = "".join(cell["source"])
-        if MYST_NB_IMPORT.search(text):
-            found = True
-            text = MYST_NB_IMPORT.sub(r"\1from lib.stable import glue", text)
-            cell["source"] = text.splitlines(keepends=True)
-        assert "myst_nb" not in text, f"{source.name} uses myst_nb beyond `from myst_nb import glue`"
-    copy.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return found
+def test_no_notebook_imports_myst_nb() -> None:
+    """myst-nb is not installed outside a clone: a notebook glues through lib.page.glue."""
+    users = [str(nb.relative_to(ROOT)) for nb in sorted((ROOT / "notebooks").glob("*/*.ipynb"))
+             if any("myst_nb" in "".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
+                    if c["cell_type"] == "code")]
+    assert users == []
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +134,7 @@ def test_a_notebook_of_each_chapter_passes_nbval_outside_the_clone(outside: dict
     folder = outside["base"] / "work" / source.parent.name
     folder.mkdir(parents=True, exist_ok=True)
     copy = folder / source.name
-    imports_myst_nb = _without_myst_nb(source, copy)
+    copy.write_bytes(source.read_bytes())
     before = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain"], capture_output=True, text=True).stdout
     # a data folder of the reader's own, as the stored outputs were made with one (SHAPLEY_BOOK_DATA)
     env = {**outside["env"], "SHAPLEY_BOOK_DATA": str(outside["cache"])}
@@ -160,6 +144,3 @@ def test_a_notebook_of_each_chapter_passes_nbval_outside_the_clone(outside: dict
     assert after == before, "running the notebook outside the clone changed files of the clone"
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert re.search(r"\d+ passed", run.stdout) and "failed" not in run.stdout
-    if imports_myst_nb:
-        pytest.xfail(f"{notebook} passes outside the clone with lib's glue, but itself still imports myst_nb: "
-                     "replace `from myst_nb import glue` with `from lib.stable import glue`")
