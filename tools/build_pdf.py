@@ -76,6 +76,9 @@ div.cell, div.cell_input, div.cell_output, div.output, div.output_html, div.high
 div.literal-block-wrapper, table, tbody, pre
   { break-inside: auto !important; page-break-inside: auto !important; max-height: none !important; }
 div[class*=highlight-], div.literal-block-wrapper { display: block !important; }
+/* a code block or output broken over pages leaves at least three lines on each (two lines of an
+   output alone at the top of a page read as a blank page) */
+pre { orphans: 3; widows: 3; }
 """
 
 

@@ -28,6 +28,10 @@ comp_estimation
     The Shapley-composition estimators against the budget (chapter 2, ``06-estimation``;
     ``scripts/comp_estimation.py``); its Appendix D claim is tested in the foundations'
     ``03-estimators`` too.
+estimator_games
+    The estimators benchmark's games past exact enumeration, with exact values by another route
+    (tree paths, a closed form) (chapter 0, ``03-estimators``, which checks the routes live and
+    reads the stored run; ``benchmarks/estimators.py``).
 nb_table1_cv
     Lemaire et al.'s Table 1, footnote 5: the cross-validated accuracy and AUC (chapter 1,
     ``04-table1-figure1``, which reads its table; ``scripts/nb_table1_cv.py``).
