@@ -6,18 +6,18 @@ for the reader:
 
 - **Checks.** :func:`check` prints the number a verdict is decided on, its bound and the verdict,
   the number first, and raises :class:`CheckFailed` (an ``AssertionError``) when the verdict is
-  ✗::
-
-      check("x ⊕ y against the closed product, max |error|", err, 1e-10)
-      # x ⊕ y against the closed product, max |error| < 1e-12 ≤ 1e-10 ✓
-
-  :func:`check_close` measures ``max |got − want|`` itself, :func:`check_all` prints one line per
+  ✗ (an example below). :func:`check_close` measures ``max |got − want|`` itself, :func:`check_all` prints one line per
   entry of a mapping and raises after printing them all (a :class:`MaxError` keeps the largest
   error of each law over a loop, and checks them), :func:`check_table` checks a table of errors
   and returns it as the page shows it. A check prints a number, never a bare ``True``.
 - **Glue.** :func:`glue` records a value under a key for the prose (``{glue:text}`key```), as
   myst-nb's ``glue(key, value, display=False)`` does, without importing myst-nb: the notebook
   runs wherever ``lib`` is installed. Outside IPython it records nothing.
+
+A check as a page writes it, and the line it prints::
+
+    check("x ⊕ y against the closed product, max |error|", err, 1e-10)
+    # x ⊕ y against the closed product, max |error| < 1e-12 ≤ 1e-10 ✓
 
 **Same text on any CPU.** An error at the level of rounding noise (``3.1e-16`` here, ``4.4e-16``
 on another CPU, with another BLAS or SIMD kernel) would make a stored output depend on the
@@ -181,7 +181,9 @@ def check_table(values: Any, bound: Any, *, op: str = "<=", floor: float | None 
 class MaxError(dict):
     """The largest absolute error of each law over a loop: ``errors[label] = array`` keeps the
     maximum of ``|array|`` seen so far under ``label`` (a NaN stays NaN, so that it fails), and
-    :meth:`check` prints one line per law::
+    :meth:`check` prints one line per law.
+
+    For example::
 
         errors = MaxError()
         for N in range(2, 7):
