@@ -131,8 +131,9 @@ LONG_EQUATIONS = [
     ("(3.10)", "probabilities, and", "because", "\U0001d463", "\u2286", True),
     # the widest one that fits on one line: P(y|x) = ... , P(x) = sum_y' P(y') prod_i P(x_i|y')
     ("(4.1)", "class) gives", "Marginalising", "\U0001d443", ").", False),
-    # eqs. (4.4)-(4.5), which break on a 400 px phone
-    ("(4.4)", "ratio is", "Substituting", "\U0001d45d", ".", False),
+    # eqs. (4.4)-(4.5), which break on a 400 px phone; (4.4) is written on two aligned lines (its
+    # definition, then its value), on paper as on a phone
+    ("(4.4)", "ratio is", "Substituting", "\U0001d45d", ".", True),
     ("(4.5)", "eq. (4.1):", "and", "\U0001d443", ",", False),
 ]
 

@@ -56,6 +56,9 @@ div.cell_output pre, pre { white-space: pre-wrap !important; word-break: break-w
 /* a table's numbers and words are not cut inside; only its headers may break a long word */
 div.cell_output table.dataframe td { word-break: normal !important; overflow-wrap: normal !important; }
 div.cell_output table.dataframe th { word-break: normal !important; overflow-wrap: anywhere !important; }
+/* ... but a row's label breaks between its words only (cut anywhere, a label of a wide table went
+   down the page one letter a line) */
+div.cell_output table.dataframe tbody th { overflow-wrap: normal !important; }
 /* a claim's text wraps to whatever width the page leaves it (on screen it keeps 14em and scrolls) */
 div.cell_output table.dataframe td.long-text { min-width: 0 !important; }
 /* folded code (set-up, figure drawing) stays folded on paper, where it cannot be opened: its
@@ -77,8 +80,12 @@ div.literal-block-wrapper, table, tbody, pre
   { break-inside: auto !important; page-break-inside: auto !important; max-height: none !important; }
 div[class*=highlight-], div.literal-block-wrapper { display: block !important; }
 /* a code block or output broken over pages leaves at least three lines on each (two lines of an
-   output alone at the top of a page read as a blank page) */
+   output alone at the top of a page read as a blank page); lines that know their hanging indent
+   are blocks of one line each (book/_ext/reading_aids.py), so no break next to the first two or
+   the last two */
 pre { orphans: 3; widows: 3; }
+pre.hanging > span.line:nth-last-child(-n+2) { break-before: avoid; page-break-before: avoid; }
+pre.hanging > span.line:nth-child(-n+2) { break-after: avoid; page-break-after: avoid; }
 """
 
 
