@@ -239,3 +239,17 @@ def test_explained_rows_are_a_sorted_sample_of_at_most_the_budget() -> None:
     assert len(rows) == ca.N_EXPLAIN and len(set(rows.tolist())) == len(rows)
     assert (np.diff(rows) > 0).all() and rows.min() >= 0 and rows.max() < 150
     assert ca.explained_rows(40, 4).tolist() == list(range(40))
+
+
+def test_the_worker_runs_on_one_openblas_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tied PCA directions depend on the kernel OpenBLAS picks for the CPU: the worker's is fixed
+    # wherever the CPU can run it, whatever the caller's environment says
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Prescott")
+    monkeypatch.setattr(ca.platform, "machine", lambda: "x86_64")
+    monkeypatch.setattr(ca, "_has_avx2", lambda: True)
+    assert ca.worker_environment()["OPENBLAS_CORETYPE"] == ca.WORKER_BLAS_KERNEL == "Haswell"
+    monkeypatch.setattr(ca, "_has_avx2", lambda: False)   # a CPU without AVX2: OpenBLAS's own choice
+    assert ca.worker_environment()["OPENBLAS_CORETYPE"] == "Prescott"
+    monkeypatch.setattr(ca.platform, "machine", lambda: "arm64")
+    monkeypatch.setattr(ca, "_has_avx2", lambda: True)
+    assert ca.worker_environment()["OPENBLAS_CORETYPE"] == "Prescott"
