@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 from tqdm import tqdm
 
@@ -34,6 +35,18 @@ __all__ = ["CHEAP_BUDGET_MINUTES", "main"]
 
 #: results that .ci/run checks on every run: measured on 2 cores (see data/derived/README.md)
 CHEAP_BUDGET_MINUTES = 15
+
+
+def _lock(scratch: Path) -> TextIO:
+    """Hold the scratch folder for this run (two runs on one scratch folder would delete each other's
+    copy and state); the open lock file, kept open while the run lasts."""
+    lock = (scratch / "lock").open("w")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it, or pass "
+                         "another --scratch") from None
+    return lock
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,12 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     state = load_state(state_path)
     commit = head_commit(root)
     scratch.mkdir(parents=True, exist_ok=True)
-    lock = (scratch / "lock").open("w")
-    try:  # two runs on one scratch folder would delete each other's copy and state
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it, or pass "
-                         "another --scratch") from None
+    lock = _lock(scratch)
     repo = make_scratch(root, scratch) if args.check else root
     rows = []
     bar = tqdm(chosen, desc=mode, unit="result", file=sys.stderr)
@@ -152,12 +160,7 @@ def _figures(patterns: Sequence[str], args: argparse.Namespace) -> int:
     chosen = select_figures(patterns, root)
     scratch = args.scratch.resolve()
     scratch.mkdir(parents=True, exist_ok=True)
-    lock = (scratch / "lock").open("w")
-    try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise SystemExit(f"another `python -m lib.regenerate` is using {scratch}; wait for it, or pass "
-                         "another --scratch") from None
+    lock = _lock(scratch)  # noqa: F841 - held open (locked) while the run lasts
     repo = make_scratch(root, scratch) if args.check else root
     rows = []
     for notebook, names in tqdm(chosen.items(), desc="figures", unit="notebook", file=sys.stderr):

@@ -20,15 +20,15 @@ file of ``book/figures`` has a notebook this module finds, and runs one check.
 
 from __future__ import annotations
 
-import ast
 import fnmatch
-import json
 import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from lib.regenerate.notebooks import literal_names, notebook_code
 
 __all__ = ["FIGURES", "FORMATS", "PREFIX", "check_figures", "command", "figure_notebooks", "notebook_figures",
            "select_figures", "stored_figures"]
@@ -54,28 +54,7 @@ def notebook_figures(code: str, where: str = "the code") -> list[str]:
     ValueError
         A call whose figure name is not a literal string; the message names the line.
     """
-    found: list[str] = []
-    for node in sorted((n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)),
-                       key=lambda n: (n.lineno, n.col_offset)):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if name != "save_figure":
-            continue
-        target = node.args[1] if len(node.args) > 1 else next(
-            (k.value for k in node.keywords if k.arg == "name"), None)
-        if not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
-            raise ValueError(f"{where}, line {node.lineno}: save_figure(...) with a name that is not a literal "
-                             "string; write the name itself, so that lib.regenerate can tell which notebook "
-                             "makes which figure")
-        if target.value not in found:
-            found.append(target.value)
-    return found
-
-
-def _code(path: Path) -> str:
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines())
+    return literal_names(code, "save_figure", where, "figure")
 
 
 def figure_notebooks(root: Path) -> dict[str, str]:
@@ -89,7 +68,7 @@ def figure_notebooks(root: Path) -> dict[str, str]:
     found: dict[str, str] = {}
     for path in sorted((root / "notebooks").glob("*/*.ipynb")):
         rel = path.relative_to(root).as_posix()
-        for name in notebook_figures(_code(path), rel):
+        for name in notebook_figures(notebook_code(path), rel):
             if name in found and found[name] != rel:
                 raise ValueError(f"figure {name!r} is saved by both {found[name]} and {rel}")
             found[name] = rel

@@ -17,16 +17,45 @@ from pathlib import Path
 
 from lib.regenerate.result import Result
 
-__all__ = ["literal_strings", "notebook_results", "notebook_writes", "owners"]
+__all__ = ["literal_names", "literal_strings", "notebook_code", "notebook_results", "notebook_writes", "owners"]
 
 NOTE = "also re-run by nbval in every test run"
 
 
-def _code(path: Path) -> str:
+def notebook_code(path: Path) -> str:
+    """The code cells of a notebook as one Python text (IPython magics and shell escapes blanked)."""
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     # IPython's magics and shell escapes are not Python
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in code.splitlines())
+
+
+def literal_names(code: str, function: str, where: str, what: str) -> list[str]:
+    """The names ``code`` passes to ``function`` as its second argument or ``name=`` (``write_derived``'s
+    file, ``save_figure``'s figure), in order, each once.
+
+    Raises
+    ------
+    ValueError
+        A call whose name is not a literal string (the registry could not tell which ``what`` the code
+        makes); the message names the line.
+    """
+    found: list[str] = []
+    for node in sorted((n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)),
+                       key=lambda n: (n.lineno, n.col_offset)):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        if name != function:
+            continue
+        target = node.args[1] if len(node.args) > 1 else next(
+            (k.value for k in node.keywords if k.arg == "name"), None)
+        if not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
+            raise ValueError(f"{where}, line {node.lineno}: {function}(...) with a name that is not a literal "
+                             f"string; write the name itself, so that lib.regenerate can tell which notebook "
+                             f"makes which {what}")
+        if target.value not in found:
+            found.append(target.value)
+    return found
 
 
 def notebook_writes(code: str, where: str = "the code") -> list[str]:
@@ -38,22 +67,7 @@ def notebook_writes(code: str, where: str = "the code") -> list[str]:
         A call whose file name is not a literal string (the registry could not tell which file
         it writes); the message names the line.
     """
-    found: list[str] = []
-    for node in sorted((n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)),
-                       key=lambda n: (n.lineno, n.col_offset)):
-        func = node.func
-        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
-        if name != "write_derived":
-            continue
-        target = node.args[1] if len(node.args) > 1 else next(
-            (k.value for k in node.keywords if k.arg == "name"), None)
-        if not (isinstance(target, ast.Constant) and isinstance(target.value, str)):
-            raise ValueError(f"{where}, line {node.lineno}: write_derived(...) with a file name that is not a "
-                             "literal string; write the name itself, so that lib.regenerate can tell which "
-                             "notebook writes which file of data/derived/")
-        if target.value not in found:
-            found.append(target.value)
-    return found
+    return literal_names(code, "write_derived", where, "file of data/derived/")
 
 
 def literal_strings(code: str) -> set[str]:
@@ -73,7 +87,7 @@ def notebook_results(root: Path, others: Sequence[Result]) -> list[Result]:
     notebooks).
     """
     paths = sorted((root / "notebooks").glob("*/*.ipynb"))
-    code = {p: _code(p) for p in paths}
+    code = {p: notebook_code(p) for p in paths}
     writes = {p: notebook_writes(code[p], p.relative_to(root).as_posix()) for p in paths}
     order: dict[str, int] = {}
     for outputs in [r.outputs for r in others] + [writes[p] for p in paths]:

@@ -188,7 +188,7 @@ def test_every_script_has_its_units_declared(script: Path) -> None:
 
 def test_every_declared_result_is_shown_by_a_notebook_that_reads_it() -> None:
     homes = {res.name: module for module in registry.declaring_experiments() for res in module.units()}
-    code = {p.relative_to(REPO_ROOT).with_suffix("").as_posix(): notebooks._code(p)
+    code = {p.relative_to(REPO_ROOT).with_suffix("").as_posix(): notebooks.notebook_code(p)
             for p in (REPO_ROOT / "notebooks").glob("*/*.ipynb")}
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     for res in rg.REGISTRY:
@@ -226,5 +226,5 @@ def test_a_notebooks_files_are_read_from_its_code(tmp_path: Path) -> None:
     nb = REPO_ROOT / "notebooks" / "05-coalitional-explanations" / "03-time-and-error.ipynb"
     res = rg.BY_NAME["notebook:05-coalitional-explanations/03-time-and-error"]
     assert "coal-grid.csv" in res.inputs and "coal-grid" in res.after
-    assert set(res.outputs) == set(notebooks.notebook_writes(notebooks._code(nb)))
+    assert set(res.outputs) == set(notebooks.notebook_writes(notebooks.notebook_code(nb)))
     assert not set(res.inputs) & set(res.outputs)
