@@ -144,17 +144,24 @@ class ClaimsView:
 
 
 def show_claims(table: pd.DataFrame, **extra: Sequence[Any]) -> ClaimsView:
-    """A claims table (:func:`claims_table`) for display: what we test, the paper's words and where,
-    our numbers, whether it holds, the range over which a threshold verdict stands, and any ``extra``
-    columns (``verdict=[...]``), one value per row."""
-    shown = pd.DataFrame({
-        "test": table["claim"],
-        "the paper's words": table["paper"] + table["where"].map(lambda w: f" ({w})" if w else ""),
-        "ours": table["ours"], "holds": table["holds"]})
+    """A claims table (:func:`claims_table`) for display: what we test, any ``extra`` columns
+    (``verdict=[...]``, ``**{"data set": [...]}``, one value per row), whether it holds, our numbers,
+    the paper's words and where, and the range over which a threshold verdict stands.
+
+    The verdict comes right after the test, so that on a phone, where a wide table scrolls sideways,
+    the first screen shows what was tested and how it came out; the long quotes follow.
+    """
+    shown = pd.DataFrame({"test": table["claim"]})
+    for column, values in extra.items():
+        values = list(values)
+        if len(values) != len(table):
+            raise ValueError(f"show_claims: column {column!r} has {len(values)} values for {len(table)} claims")
+        shown[column] = values
+    shown["holds"] = table["holds"]
+    shown["ours"] = table["ours"]
+    shown["the paper's words"] = table["paper"] + table["where"].map(lambda w: f" ({w})" if w else "")
     if "threshold" in table:
         shown["threshold of ours"] = [_range_text(*r) for r in table[list(THRESHOLD_COLUMNS)].itertuples(index=False)]
-    for column, values in extra.items():
-        shown[column] = list(values)
     return ClaimsView(shown)
 
 

@@ -559,6 +559,17 @@ def test_claims_table_refuses_bad_rows() -> None:
     assert "long long" in shown and "..." not in shown and "below 0.5" in shown
 
 
+def test_a_shown_claims_table_puts_the_verdict_after_the_test() -> None:
+    # on a phone a wide table scrolls sideways: its first screen must hold the test and its outcome
+    table = report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True),
+                                 report.Claim("b", "Another sentence.", "§2", "y", False)])
+    shown = report.show_claims(table, verdict=["reproduced", "contradicted"]).frame
+    assert list(shown.columns) == ["test", "verdict", "holds", "ours", "the paper's words"]
+    assert shown["the paper's words"].tolist() == ["A sentence. (§1)", "Another sentence. (§2)"]
+    with pytest.raises(ValueError, match="'verdict' has 1 values for 2 claims"):
+        report.show_claims(table, verdict=["reproduced"])
+
+
 # --------------------------------------------------------------------------- the papers' words, in the papers
 PAPERS = REPO_ROOT.parent / "shared" / "papers"
 PAPER_TEXTS = {
