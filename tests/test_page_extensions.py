@@ -171,6 +171,10 @@ def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:
         '<table class="dataframe"><tr><td>distribute the m_{\\max} drawn samples (\\tilde{p}_3).</td></tr></table>')
     assert ('the <span class="math notranslate nohighlight">\\(m_{\\max}\\)</span> drawn samples '
             '(<span class="math notranslate nohighlight">\\(\\tilde{p}_3\\)</span>).') in subscript
+    # LaTeX's own inline delimiters, as a draft's sentence holds them (chapter 4's "\\(f\\)")
+    parens = reading_aids.typeset_table_tex(
+        '<table class="dataframe"><tr><td>the supplied classifier \\(f\\) is well-calibrated</td></tr></table>')
+    assert 'classifier <span class="math notranslate nohighlight">\\(f\\)</span> is well' in parens
 
 
 @pytest.mark.parametrize(("cell", "classes"), [

@@ -101,6 +101,8 @@ def hang_lines(body: str) -> str:
 
 _DATAFRAME = re.compile(r'<table\b[^>]*\bclass="[^"]*\bdataframe\b[^"]*"[^>]*>.*?</table>', re.S)
 _TEXT = re.compile(r">([^<]+)<")
+# a \(…\) pair as LaTeX writes inline maths (``\(f\)`` in a draft's sentence)
+_PARENS = re.compile(r"\\\((.{1,200}?)\\\)")
 # a $…$ pair as TeX writes inline maths: no space just inside either dollar
 _DOLLARS = re.compile(r"\$(?=\S)([^$<>\n]{1,200}?)(?<=\S)\$")
 # a word of TeX outside dollars: a run of characters holding a control word or a braced script
@@ -113,16 +115,19 @@ def _math(tex: str) -> str:
 
 
 def _typeset_text(text: str) -> str:
-    parts = _DOLLARS.split(text)   # outside, inside, outside, ...
     out = []
-    for k, part in enumerate(parts):
-        out.append(_math(part) if k % 2 else _BARE_TEX.sub(lambda m: _math(m[0]), part))
+    for j, piece in enumerate(_PARENS.split(text)):   # outside, \(inside\), outside, ...
+        if j % 2:
+            out.append(_math(piece))
+            continue
+        for k, part in enumerate(_DOLLARS.split(piece)):   # outside, $inside$, outside, ...
+            out.append(_math(part) if k % 2 else _BARE_TEX.sub(lambda m: _math(m[0]), part))
     return "".join(out)
 
 
 def typeset_table_tex(body: str) -> str:
     """``body`` with the TeX in the cells of pandas' tables (a paper's sentence quoted exactly, as
-    its text holds it: ``$\\approx 109.5^\\circ$``, ``\\tilde{p}_3``) marked as maths, which MathJax
+    its text holds it: ``$\\approx 109.5^\\circ$``, ``\\(f\\)``, ``\\tilde{p}_3``) marked as maths, which MathJax
     typesets (``span.math`` with ``\\(…\\)``, as Sphinx marks inline maths): a reader sees
     "≈ 109.5°", not the TeX. The quote's text is unchanged."""
     def table(match: re.Match[str]) -> str:

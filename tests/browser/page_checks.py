@@ -37,7 +37,7 @@ A page reads as its idea (issue 38), on every notebook page at 400 and 1400 px:
   a small link beside its number).
 - :func:`soft_figures` (of :data:`FIGURE_IMAGES`): a figure shown from a raster image with fewer
   than two pixels per CSS pixel (a 1× PNG on a 2× screen).
-- :data:`RAW_TEX`: TeX shown as text (``\\tilde{p}``, ``$\\approx$``), in the prose, in a table, or
+- :data:`RAW_TEX`: TeX shown as text (``\\tilde{p}``, ``$\\approx$``, ``\\(f\\)``), in the prose, in a table, or
   inside typeset maths (``Lung\\_cancer``).
 """
 
@@ -529,7 +529,7 @@ def soft_figures(images: list[dict[str, Any]], density: float = 2.0) -> list[str
 RAW_TEX = (
     """() => {
     """ + _SHOWN + """
-    const tex = /\\\\(?:[A-Za-z]{2,}|[_{}$%&#^,;!])|\\$[^$\\n]{1,80}\\$|[\\^_]\\{/;
+    const tex = /\\\\(?:[A-Za-z]{2,}|[_{}$%&#^,;!()])|\\$[^$\\n]{1,80}\\$|[\\^_]\\{/;
     const out = [];
     const walker = document.createTreeWalker(document.querySelector('article') || document.body, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {

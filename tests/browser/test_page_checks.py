@@ -327,13 +327,14 @@ def test_raw_tex_in_text_is_caught(tab: Any) -> None:
     body = ("<p>the angle is $\\approx 109.5^\\circ$ here</p>"
             "<table><tr><td>\\tilde{p}_3</td></tr></table>"
             "<p>a subscript x_{i} left raw</p>"
+            "<table><tr><td>the classifier \\(f\\) is calibrated</td></tr></table>"
             "<p>Typeset: <span class='math'><mjx-container>x</mjx-container></span>, code <code>\\n</code>, "
             "a price of 5 $ is not TeX</p>"
             "<pre>print('\\\\tilde')</pre>"
             "<mjx-container><mjx-assistive-mml><math><mtext>Lung\\_cancer</mtext></math></mjx-assistive-mml></mjx-container>")
     found = _page(tab, body).evaluate(checks.RAW_TEX)
     assert found == ["the angle is $\\approx 109.5^\\circ$ here", "\\tilde{p}_3", "a subscript x_{i} left raw",
-                     "in maths: Lung\\_cancer"], found
+                     "the classifier \\(f\\) is calibrated", "in maths: Lung\\_cancer"], found
 
 
 def test_svg_images_count_at_their_compressed_size(tmp_path: Path) -> None:
