@@ -121,11 +121,16 @@ def claims_table(rows: Sequence[Claim], keys: Mapping[str, Sequence[Any]] | None
     if not (out["threshold"] != "").any():
         out = out.drop(columns=list(THRESHOLD_COLUMNS))
     for position, (column, values) in enumerate((keys or {}).items()):
-        values = list(values)
-        if len(values) != len(out):
-            raise ValueError(f"key column {column!r}: {len(values)} values for {len(out)} rows")
-        out.insert(position, column, values)
+        out.insert(position, column, _one_per_claim("key", column, values, len(out)))
     return out
+
+
+def _one_per_claim(kind: str, column: str, values: Sequence[Any], claims: int) -> list[Any]:
+    """``values`` as a list, refused unless it holds one value per claim."""
+    values = list(values)
+    if len(values) != claims:
+        raise ValueError(f"{kind} column {column!r}: {len(values)} values for {claims} claims; give one per claim")
+    return values
 
 
 class ClaimsView:
@@ -153,10 +158,7 @@ def show_claims(table: pd.DataFrame, **extra: Sequence[Any]) -> ClaimsView:
     """
     shown = pd.DataFrame({"test": table["claim"]})
     for column, values in extra.items():
-        values = list(values)
-        if len(values) != len(table):
-            raise ValueError(f"show_claims: column {column!r} has {len(values)} values for {len(table)} claims")
-        shown[column] = values
+        shown[column] = _one_per_claim("extra", column, values, len(table))
     shown["holds"] = table["holds"]
     shown["ours"] = table["ours"]
     shown["the paper's words"] = table["paper"] + table["where"].map(lambda w: f" ({w})" if w else "")

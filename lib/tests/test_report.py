@@ -566,8 +566,11 @@ def test_a_shown_claims_table_puts_the_verdict_after_the_test() -> None:
     shown = report.show_claims(table, verdict=["reproduced", "contradicted"]).frame
     assert list(shown.columns) == ["test", "verdict", "holds", "ours", "the paper's words"]
     assert shown["the paper's words"].tolist() == ["A sentence. (§1)", "Another sentence. (§2)"]
-    with pytest.raises(ValueError, match="'verdict' has 1 values for 2 claims"):
+    with pytest.raises(ValueError, match="extra column 'verdict': 1 values for 2 claims"):
         report.show_claims(table, verdict=["reproduced"])
+    with pytest.raises(ValueError, match="key column 'data set': 3 values for 2 claims"):
+        report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True),
+                             report.Claim("b", "B.", "§2", "y", False)], keys={"data set": ["p", "q", "r"]})
 
 
 # --------------------------------------------------------------------------- the papers' words, in the papers
