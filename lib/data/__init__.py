@@ -99,7 +99,7 @@ from lib.data.cache import (
     sha256,
 )
 from lib.data.cli import main
-from lib.data.fetching import MIRROR_VAR, fetch, mirror, verify
+from lib.data.fetching import MIRROR_VAR, DataFetchError, fetch, mirror, verify
 from lib.data.keel import load_keel
 from lib.data.loaders import load, profile
 from lib.data.lucas import load_lucas0
@@ -126,6 +126,7 @@ __all__ = [
     "HOME_VAR",
     "MIRROR_VAR",
     "ChecksumError",
+    "DataFetchError",
     "DataFileNotFoundError",
     "UnknownDatasetError",
     "data_dir",
