@@ -7,6 +7,10 @@ stored outputs can match) and nbval, but neither ``lib`` nor myst-nb. Then, ther
 
 1. the first code cell of a notebook (``tools/install_cell.py``) installs ``lib``: it is missing,
    and ``SHAPLEY_BOOK_LIB`` names the wheel just built instead of the release's (no network);
+   with the network to the release and the repository cut off (a proxy that refuses every
+   connection) and no ``SHAPLEY_BOOK_LIB``, the cell of a page of a release ends in its one message,
+   run by IPython as a notebook runs it, with no traceback; so does a data set's fetch from its source
+   (``lib.data``), naming ``SHAPLEY_BOOK_DATA_MIRROR``;
 2. ``lib.data`` loads a data set that is not in the (empty) data cache: it fetches it, from a
    local mirror of the book's data (``SHAPLEY_BOOK_DATA_MIRROR``), checks its sha256 and uses it;
    ``python -m lib.data fetch all`` fills the rest;
@@ -86,15 +90,15 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     assert absent.stdout.split() == ["None", "None"], absent.stdout + absent.stderr
     # 1. a notebook's first code cell installs lib where it is missing
     cell = install_cell.source(ROOT)
-    first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: f"shapley-book-lib @ {wheel.as_uri()}"},
-                 cwd=base)
+    first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: str(wheel)}, cwd=base)
     assert first.returncode == 0, first.stdout + first.stderr
     where = _run([str(python), "-c", "import lib, lib.data as d; print(lib.__file__); print(d.in_clone()); "
                   "print(d.REPO_ROOT); print(d.data_dir())"], env=env, cwd=base)
     assert where.returncode == 0, where.stderr
     lib_file, clone, book, cache = where.stdout.split("\n")[:4]
     assert Path(lib_file).is_relative_to(venv) and clone == "False"
-    assert Path(book) == base / "home" / project["version"] and Path(cache) == base / "home" / "data"
+    version = wheel.name.split("-")[1]                  # the wheel's version, setuptools-scm's of this checkout
+    assert Path(book) == base / "home" / version and Path(cache) == base / "home" / "data"
     # every package of lib/ is in the wheel (a subpackage missing from it fails only on import)
     shipped = _run([str(python), "-c", "import pkgutil, lib; print(*sorted(m.name for m in "
                     "pkgutil.walk_packages(lib.__path__, 'lib.') if m.ispkg))"], env=env, cwd=base)
@@ -104,7 +108,58 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     # ... and then does nothing, and prints nothing
     again = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: "no-such-package-is-installed"}, cwd=base)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
-    return {"base": base, "python": python, "env": env, "book": Path(book), "cache": Path(cache)}
+    return {"base": base, "python": python, "env": env, "book": Path(book), "cache": Path(cache), "venv": venv}
+
+
+#: every route out cut: a proxy on a port where nothing listens refuses every connection (pip, git, urllib)
+CUT = {name: "http://127.0.0.1:9" for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                                                "https_proxy", "all_proxy")}
+
+
+def _ipython(outside: dict[str, object], code: str, env: dict[str, str]) -> str:
+    """Run ``code`` as a notebook cell (IPython shows an exception as a notebook does); stdout and stderr."""
+    run = _run([str(outside["python"]), "-m", "IPython", "--no-banner", "--colors=NoColor", "-c", code],
+               env={**outside["env"], **env}, cwd=outside["base"], timeout=600)
+    return run.stdout + run.stderr
+
+
+def test_the_install_cell_ends_in_its_message_when_the_release_is_cut_off(outside: dict[str, object]) -> None:
+    """A fresh environment without lib, the network cut: the release's wheel and the repository at the commit
+    cannot be reached, and the cell of a release's page stops with its message, no traceback."""
+    venv = Path(str(outside["venv"]))
+    assert _run([str(outside["python"]), "-m", "pip", "uninstall", "-y", "-q", "shapley-book-lib"],
+                env=outside["env"], cwd=outside["base"]).returncode == 0
+    try:
+        commit = "0123456789abcdef0123456789abcdef01234567"
+        cell = install_cell.fill(install_cell.source(ROOT, peers=True), "0.2.0", commit)
+        out = _ipython(outside, cell, CUT)
+        assert "Traceback" not in out and "Error" not in out.split("\n")[0], out[-3000:]
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        assert lines[0] == "lib, the book's library, is not installed here and could not be installed:", out
+        assert lines[1].startswith("  the release v0.2.0: ") and lines[2].startswith(
+            "  the repository at commit 0123456789ab: "), out
+        assert lines[3].startswith("Two ways on: set SHAPLEY_BOOK_LIB to a wheel") and len(lines) == 4, out
+        assert not list(venv.glob("lib/python*/site-packages/lib"))
+    finally:    # lib back, for the notebooks
+        wheel = next((outside["base"] / "wheel").glob("*.whl"))
+        back = _run([str(outside["python"]), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+                    env=outside["env"], cwd=outside["base"])
+        assert back.returncode == 0, back.stderr
+
+
+def test_a_data_fetch_ends_in_its_message_when_the_source_is_cut_off(outside: dict[str, object],
+                                                                     tmp_path: Path) -> None:
+    """Outside a clone a missing data set is fetched from its source; cut off, the load stops with one message
+    naming SHAPLEY_BOOK_DATA_MIRROR, and no traceback."""
+    empty = tmp_path / "empty-cache"
+    out = _ipython(outside, "import lib.data as d\nX, y = d.load('lucas0')", {**CUT, "SHAPLEY_BOOK_DATA": str(empty)})
+    assert "Traceback" not in out, out[-3000:]
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    assert len(lines) == 2, out
+    assert lines[0].startswith("lib.data: the data set 'lucas0' is not in the data cache") and \
+        "could not be fetched: lucas/lucas0_train.csv from " in lines[0], out
+    assert lines[1].startswith("Two ways on: set SHAPLEY_BOOK_DATA_MIRROR") and "SHAPLEY_BOOK_DATA " in lines[1], out
+    assert not any(empty.rglob("*.csv")), "a file was put in the cache"
 
 
 def test_data_are_fetched_and_checked_outside_the_clone(outside: dict[str, object]) -> None:
