@@ -1,4 +1,4 @@
-"""Every built page names what built it, and no link names a branch (issue 39, ``book/_ext/citation.py``).
+"""Every built page names what built it, and no link names a branch (issue 39, ``compendium/sphinx/citation.py``).
 
 The built book (``_build/html``, made by the README's first command): every page's footer names
 the version (setuptools-scm's, which names the commit between releases), a commit of this repository and
@@ -16,7 +16,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -24,9 +23,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-import citation  # noqa: E402 - the book's extension, on the path above
+from compendium.sphinx import citation  # noqa: E402 - the book's extension
 
 VERSION = "0.2.0.dev12+g0123456789"   # a development version, as setuptools-scm writes one (the page checks)
 PINNED = re.compile(r'<p class="pinned-build" ([^>]*)>(.*?)</p>', re.S)

@@ -24,7 +24,7 @@ exception's ``_render_traceback_``).
 The repository's notebooks cannot name their own version and commit (a commit cannot hold its own
 name): their cell reads ``BOOK = {"version": "", "commit": ""}``, and the book's build writes the
 page's version and commit there (:func:`fill`) in the notebook a page offers for download
-(``book/_ext/citation.py``) and in a release's bundle (``tools/release.py``). So a downloaded
+(``compendium/sphinx/citation.py``) and in a release's bundle (``tools/release.py``). So a downloaded
 notebook installs exactly the ``lib`` of its page, and no stored output names a version.
 
 The tool is idempotent: it rewrites a notebook only when its cell differs from the one the

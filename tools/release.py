@@ -41,7 +41,7 @@ A release is made from a clean checkout (no change to a tracked file, no untrack
 built pages name the commit being released. ``--draft`` allows what a release refuses (a dirty
 tree, a build of another commit, ``--no-pdf``, ``--no-html``) for a preview or a test, and says so
 in ``release.json`` and in the bundle's name. A release is a commit tagged ``v<version>``: the version
-is setuptools-scm's, from that tag (``book/_ext/citation.py``'s :func:`version_of`), so the pages, the
+is setuptools-scm's, from that tag (``compendium/sphinx/citation.py``'s :func:`version_of`), so the pages, the
 PDF, the wheel and ``CITATION.cff`` name the same version; between releases a draft names a development
 version (``0.2.0.dev12+g1a2b3c4d``).
 
@@ -71,10 +71,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "book" / "_ext"), str(ROOT / "tools")]
+sys.path[:0] = [str(ROOT / "tools")]
 
-import citation  # noqa: E402 - the book's extension: the version, commit and date of a checkout
 import install_cell  # noqa: E402
+from compendium.sphinx import citation  # noqa: E402 - the book's extension: the version, commit and date of a checkout
 
 HTML = ROOT / "_build" / "html"
 PDF = ROOT / "_build" / "pdf" / "shapley-compendium.pdf"
@@ -326,7 +326,7 @@ def build(s: State) -> None:
 
 
 #: what the package is built from (setup.py copies the last two into it)
-PACKAGE_SOURCES = ("lib", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
+PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
                    "data/MANIFEST.yaml", "data/derived")
 
 
