@@ -232,3 +232,15 @@ def test_the_figures_carry_their_description_as_alt_text(pdf: Path) -> None:
         # in the chapter and on the Figures page
         assert alts.count(description) >= 2, f"{name}: its description is the /Alt of {alts.count(description)} image(s)"
     assert len(alts) >= 2 * len(list(FIGURE_DIR.glob("*.png")))
+
+
+def test_the_pdf_is_dated_by_its_commit(pdf: Path) -> None:
+    """Chromium writes the time of printing into the PDF; tools/build_pdf.py sets both dates to the commit's time
+    (SOURCE_DATE_EPOCH), so two prints of one book give the same bytes (a release's bundle is reproducible)."""
+    import datetime as dt
+
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or subprocess.run(
+        ["git", "-C", str(ROOT), "show", "-s", "--format=%ct", "HEAD"], capture_output=True, text=True).stdout)
+    stamp = dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc).strftime("D:%Y%m%d%H%M%S+00'00'")
+    dates = re.findall(rb"/(?:CreationDate|ModDate) \(([^)]*)\)", pdf.read_bytes())
+    assert dates and {d.decode() for d in dates} == {stamp}, dates
