@@ -87,7 +87,8 @@ def _run_cell(monkeypatch: pytest.MonkeyPatch, *, version: str, commit: str, min
         return subprocess.CompletedProcess(cmd, 0 if ok else 1, "", "" if ok else
                                            "ERROR: HTTPSConnectionPool(host='github.com'): Max retries exceeded")
 
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "lib" else real_find_spec(name, *a))
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "compendium" else real_find_spec(name, *a))  # lib alone is not enough
     monkeypatch.setattr(subprocess, "run", pip)
     if mine is None:
         monkeypatch.delenv(install_cell.ENV_VAR, raising=False)
@@ -104,27 +105,35 @@ def _run_cell(monkeypatch: pytest.MonkeyPatch, *, version: str, commit: str, min
 def test_the_cell_tries_the_local_wheel_the_release_then_the_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     commit = "0123456789abcdef0123456789abcdef01234567"
     asked, err = _run_cell(monkeypatch, version="0.2.0", commit=commit, mine="/tmp/my/shapley_book_lib-0.2.0.whl")
-    assert [a[-1] for a in asked] == [
-        "/tmp/my/shapley_book_lib-0.2.0.whl",
-        f"shapley-book-lib[peers] @ {REPOSITORY}/releases/download/v0.2.0/shapley_book_lib-0.2.0-py3-none-any.whl",
-        f"shapley-book-lib[peers] @ git+{REPOSITORY}@{commit}"]
+    at = f"{REPOSITORY}/releases/download/v0.2.0"
+    assert asked == [
+        ["/tmp/my/shapley_book_lib-0.2.0.whl"],
+        [f"shapley-book-lib[peers] @ {at}/shapley_book_lib-0.2.0-py3-none-any.whl",
+         f"shapley-book-compendium @ {at}/shapley_book_compendium-0.2.0-py3-none-any.whl"],
+        [f"shapley-book-lib[peers] @ git+{REPOSITORY}@{commit}",
+         f"shapley-book-compendium @ git+{REPOSITORY}@{commit}#subdirectory=distributions/shapley-book-compendium"]]
+    for requirements in asked[1:]:      # each a valid requirement, the compendium's project where it is
+        reqs = [Requirement(r) for r in requirements]
+        assert [r.name for r in reqs] == ["shapley-book-lib", "shapley-book-compendium"]
+    assert (ROOT / "distributions" / "shapley-book-compendium" / "pyproject.toml").is_file()
     # all three failed: one message, what failed and the two ways on, shown by IPython without a traceback
     lines = err._render_traceback_()
     assert lines == str(err).splitlines() and len(lines) == 5, lines
-    assert lines[0].startswith("lib, the book's library, is not installed here and could not be installed")
+    assert lines[0].startswith("lib and compendium, the book's library and its machinery, are not installed here")
     assert [ln.split(":")[0].strip() for ln in lines[1:4]] == [
         "SHAPLEY_BOOK_LIB", "the release v0.2.0", "the repository at commit 0123456789ab"]
     assert "Max retries exceeded" in lines[2]
-    assert lines[4].startswith("Two ways on: set SHAPLEY_BOOK_LIB to a wheel") and f"clone {REPOSITORY}" in lines[4]
+    assert lines[4].startswith("Two ways on: set SHAPLEY_BOOK_LIB to the wheels") and f"clone {REPOSITORY}" in lines[4]
     # the first that works ends the tries, and the cell raises nothing
     asked, err = _run_cell(monkeypatch, version="0.2.0", commit=commit, mine=None, works={"releases/download"})
     assert err is None and len(asked) == 1 and "releases/download/v0.2.0" in asked[0][-1]
     # a development version has no release: its commit is tried after SHAPLEY_BOOK_LIB
     asked, err = _run_cell(monkeypatch, version="0.3.0.dev12+g0123456789", commit=commit, mine=None, works={"git+"})
-    assert err is None and asked == [[f"shapley-book-lib[peers] @ git+{REPOSITORY}@{commit}"]]
+    assert err is None and len(asked) == 1 and asked[0][0] == f"shapley-book-lib[peers] @ git+{REPOSITORY}@{commit}"
     # a folder of wheels: pip finds the page's version there
     asked, err = _run_cell(monkeypatch, version="0.2.0", commit=commit, mine=str(ROOT), works={"=="})
-    assert err is None and asked == [["--find-links", str(ROOT), "shapley-book-lib[peers]==0.2.0"]]
+    assert err is None and asked == [["--find-links", str(ROOT), "shapley-book-lib[peers]==0.2.0",
+                                      "shapley-book-compendium==0.2.0"]]
 
 
 def test_the_repositorys_own_cell_outside_a_clone_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:

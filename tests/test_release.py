@@ -7,7 +7,7 @@
   PDF: the tool must then refuse without ``--draft``, which the test checks first), and ``--no-pdf``
   when there is no PDF. Without a built book it builds a reduced bundle (``--no-html --no-pdf``).
   Either way the bundle must hold every figure (PNG and SVG), every notebook, every file of
-  ``data/derived/``, the wheel the notebooks' first cell installs, ``CITATION.cff`` with the
+  ``data/derived/``, the two wheels the notebooks' first cell installs, ``CITATION.cff`` with the
   release's version, date and commit, and a manifest that ``--verify`` (and ``sha256sum -c``)
   accept; a file changed afterwards must be caught.
 - ``.zenodo.json`` is what ``CITATION.cff`` and the papers' identifiers give, and valid against
@@ -213,23 +213,35 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_the_wheel_builds_to_the_same_bytes_twice(tmp_path: Path) -> None:
-    """Two builds of one commit, each in a fresh folder with its own build environment, give one wheel."""
-    first, second = release.wheel(tmp_path / "1"), release.wheel(tmp_path / "2")
-    assert first.name == second.name == f"shapley_book_lib-{VERSION}-py3-none-any.whl"
-    assert first.read_bytes() == second.read_bytes()
+def test_the_wheels_build_to_the_same_bytes_twice(tmp_path: Path) -> None:
+    """Two builds of one commit, each in a fresh folder with its own build environment, give the same two wheels:
+    the methods (lib, no tests, no stored results, no machinery) and the machinery (compendium with the stored
+    results and the data manifest, no tests), which needs the methods at exactly its version."""
+    import datetime as dt
     import zipfile
 
-    with zipfile.ZipFile(first) as wheel:
-        names = wheel.namelist()
-        epoch = release.citation.commit_epoch(ROOT)
-        import datetime as dt
-
-        day = dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc).timetuple()[:3]
-        assert {info.date_time[:3] for info in wheel.infolist()} == {day}     # dated by the commit
-        meta = wheel.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
-    assert f"Version: {VERSION}\n" in meta
-    assert not [n for n in names if "/tests/" in n], "the wheel carries lib's tests"
+    first, second = release.wheels(tmp_path / "1"), release.wheels(tmp_path / "2")
+    assert [w.name for w in first] == [w.name for w in second] == [
+        f"shapley_book_lib-{VERSION}-py3-none-any.whl", f"shapley_book_compendium-{VERSION}-py3-none-any.whl"]
+    assert [w.read_bytes() for w in first] == [w.read_bytes() for w in second]
+    day = dt.datetime.fromtimestamp(release.citation.commit_epoch(ROOT), tz=dt.timezone.utc).timetuple()[:3]
+    names = {}
+    for built in first:
+        with zipfile.ZipFile(built) as wheel:
+            names[built.name.split("-")[0]] = wheel.namelist()
+            assert {info.date_time[:3] for info in wheel.infolist()} == {day}     # dated by the commit
+            meta = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+        assert f"Version: {VERSION}\n" in meta
+    lib, machinery = names["shapley_book_lib"], names["shapley_book_compendium"]
+    assert {n.split("/")[0] for n in lib} == {"lib", f"shapley_book_lib-{VERSION}.dist-info"}
+    assert not [n for n in lib + machinery if "/tests/" in n], "a wheel carries tests"
+    assert not [n for n in lib if n.startswith("compendium") or "_repository" in n]
+    derived = {p.relative_to(ROOT).as_posix() for p in (ROOT / "data" / "derived").rglob("*") if p.is_file()}
+    assert {f"compendium/_repository/{d}" for d in derived} | {"compendium/_repository/data/MANIFEST.yaml"} <= set(
+        machinery)
+    with zipfile.ZipFile(first[1]) as wheel:
+        meta = wheel.read(f"shapley_book_compendium-{VERSION}.dist-info/METADATA").decode()
+    assert f"Requires-Dist: shapley-book-lib=={VERSION}\n" in meta
 
 
 def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> None:
@@ -269,9 +281,9 @@ def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> Non
     assert notebooks <= files
     derived = {p.relative_to(ROOT).as_posix() for p in (ROOT / "data" / "derived").rglob("*") if p.is_file()}
     assert derived <= files
-    # the wheel a notebook's first cell installs from the release
-    wheel = install_cell.requirement(ROOT, version=s.version).rsplit("/", 1)[1]
-    assert wheel in files
+    # the wheels a notebook's first cell installs from the release
+    wheels = [r.rsplit("/", 1)[1] for r in install_cell.release_requirements(s.version, ROOT)]
+    assert len(wheels) == 2 and set(wheels) <= files
     for rel in notebooks:      # as stored, the install cell naming this version and commit
         text = (bundle / rel).read_text(encoding="utf-8")
         assert text == install_cell.fill((ROOT / rel).read_text(encoding="utf-8"), s.version, s.commit)
@@ -297,7 +309,7 @@ def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> Non
     # what the GitHub release publishes: the bundle in one file, the wheel, CITATION.cff, the PDF, SHA256SUMS
     assets = tmp_path / release.ASSETS
     assert release.verify(assets, release.SUMS) == []
-    assert {f"{name}.tar.gz", wheel, "CITATION.cff", release.SUMS} <= {p.name for p in assets.iterdir()}
+    assert {f"{name}.tar.gz", *wheels, "CITATION.cff", release.SUMS} <= {p.name for p in assets.iterdir()}
     # a file changed afterwards is caught
     (bundle / "figures" / sorted(figures)[0].split("/")[1]).write_bytes(b"changed")
     bad = subprocess.run([sys.executable, "tools/release.py", "--verify", str(bundle)], cwd=ROOT,

@@ -1,4 +1,4 @@
-"""Every notebook runs anywhere: its first code cell installs the book's ``lib`` where it is missing.
+"""Every notebook runs anywhere: its first code cell installs the book's ``lib`` and ``compendium`` where they are missing.
 
     python tools/install_cell.py            # insert or update the cell in every notebook
     python tools/install_cell.py --check    # exit 1 if a notebook lacks it or has another version of it
@@ -54,8 +54,12 @@ PROMPTS = {"code_prompt_show": "Show the cell that installs lib outside a clone"
 ENV_VAR = "SHAPLEY_BOOK_LIB"
 #: what a notebook imports that the ``peers`` extra installs (top-level names)
 PEERS = {"khiops", "pyagrum", "lib.khiops_nb", "lib.pyagrum_bridge"}
-#: the distributions the cell installs (name, wheel file stem), each at the page's version
-DISTRIBUTIONS = (("shapley-book-lib", "shapley_book_lib"),)
+#: the distributions the cell installs, each at the page's version (issue 48): the methods, lib, and the book's
+#: machinery, compendium, with the stored results; (name, wheel file stem, its project's folder in the repository)
+DISTRIBUTIONS = (("shapley-book-lib", "shapley_book_lib", ""),
+                 ("shapley-book-compendium", "shapley_book_compendium", "distributions/shapley-book-compendium"))
+#: the packages a notebook imports from them
+PACKAGES = ("lib", "compendium")
 #: the line of the cell that names the page's version and commit, empty in the repository (:func:`fill`)
 BOOK_LINE = 'BOOK = {{"version": {version}, "commit": {commit}}}  # this page\'s: written by the book\'s build'
 _BOOK = re.compile(r'^BOOK = \{"version": (?P<version>"[^"]*"), "commit": (?P<commit>"[^"]*")\}.*$', re.M)
@@ -74,7 +78,7 @@ def release_requirements(version: str, root: Path = ROOT, *, peers: bool = False
     """The pip requirements of the release ``v<version>``'s wheels (what the cell's second try installs)."""
     url = repository(root)
     return [f"{name}{'[peers]' if peers and i == 0 else ''} @ {url}/releases/download/v{version}/"
-            f"{stem}-{version}-py3-none-any.whl" for i, (name, stem) in enumerate(DISTRIBUTIONS)]
+            f"{stem}-{version}-py3-none-any.whl" for i, (name, stem, _) in enumerate(DISTRIBUTIONS)]
 
 
 def requirement(root: Path = ROOT, *, peers: bool = False, version: str) -> str:
@@ -85,14 +89,15 @@ def requirement(root: Path = ROOT, *, peers: bool = False, version: str) -> str:
 def source(root: Path = ROOT, *, peers: bool = False) -> str:
     """The cell as the repository's notebooks hold it (version and commit empty: :func:`fill`)."""
     extra = "[peers]" if peers else ""
-    wheels = ", ".join(f'("{name}{extra if i == 0 else ""}", "{stem}")' for i, (name, stem) in enumerate(DISTRIBUTIONS))
+    wheels = [f'        ("{name}{extra if i == 0 else ""}", "{stem}", "{"#subdirectory=" + sub if sub else ""}"),'
+              for i, (name, stem, sub) in enumerate(DISTRIBUTIONS)]
     return "\n".join([
         "# Outside a clone of the book's repository (Colab, a downloaded notebook), install the book's",
-        "# library lib at this page's version; where lib is installed, do nothing.",
+        "# library lib and its machinery compendium at this page's version; where they are installed, do nothing.",
         BOOK_LINE.format(version='""', commit='""'),
         "import importlib.util",
         "",
-        'if importlib.util.find_spec("lib") is None:',
+        f"if any(importlib.util.find_spec(m) is None for m in {PACKAGES!r}):",
         "    import importlib, os, subprocess, sys",
         "",
         "    class Stop(Exception):",
@@ -100,16 +105,18 @@ def source(root: Path = ROOT, *, peers: bool = False) -> str:
         "            return str(self).splitlines()",
         "",
         f'    repo, v, c = "{repository(root)}", BOOK["version"], BOOK["commit"]',
-        f"    wheels = [{wheels}]",
+        "    wheels = [  # (name, wheel, its folder in the repository)",
+        *wheels,
+        "    ]",
         f'    mine = os.environ.get("{ENV_VAR}", "").split()',
         "    if len(mine) == 1 and os.path.isdir(mine[0]):  # a folder of wheels",
-        "        mine = [\"--find-links\", mine[0]] + [n + (\"==\" + v if v else \"\") for n, _ in wheels]",
+        "        mine = [\"--find-links\", mine[0]] + [n + (\"==\" + v if v else \"\") for n, _, _ in wheels]",
         f'    tries = [("{ENV_VAR}", mine)] if mine else []',
         '    if v.replace(".", "").isdigit():  # a release: its wheels',
         '        at = f"{repo}/releases/download/v{v}/"',
-        '        tries.append((f"the release v{v}", [f"{n} @ {at}{s}-{v}-py3-none-any.whl" for n, s in wheels]))',
+        '        tries.append((f"the release v{v}", [f"{n} @ {at}{s}-{v}-py3-none-any.whl" for n, s, _ in wheels]))',
         "    if c:  # the repository at this page's commit",
-        '        tries.append((f"the repository at commit {c[:12]}", [f"{n} @ git+{repo}@{c}" for n, _ in wheels]))',
+        '        tries.append((f"the repository at commit {c[:12]}", [f"{n} @ git+{repo}@{c}{d}" for n, _, d in wheels]))',
         "    failed = []",
         "    for what, requirements in tries:",
         '        pip = [sys.executable, "-m", "pip", "install", "-q", "--retries", "1", "--timeout", "20"]',
@@ -120,11 +127,12 @@ def source(root: Path = ROOT, *, peers: bool = False) -> str:
         '        failed.append(f"  {what}: {(run.stderr.strip().splitlines() or [\'pip failed\'])[-1][:200]}")',
         "    else:",
         '        raise Stop("\\n".join([',
-        '            "lib, the book\'s library, is not installed here and could not be installed:", *failed,',
+        '            "lib and compendium, the book\'s library and its machinery, are not installed here and could not"',
+        '            " be installed:", *failed,',
         '            *([] if tries else ["  this copy of the notebook names no version of the book (the repository\'s"',
         '                                " file, not a page\'s download), and ' + ENV_VAR + ' is not set"]),',
-        '            "Two ways on: set ' + ENV_VAR + ' to a wheel of lib you have (or a folder of the release\'s"',
-        '            " wheels) and run this cell again; or clone " + repo + ", run its README\'s first command"',
+        '            "Two ways on: set ' + ENV_VAR + ' to the wheels of lib and compendium you have (or a folder of"',
+        '            " the release\'s wheels) and run this cell again; or clone " + repo + ", run its README\'s first command"',
         '            " and open the notebook there."]))',
     ])
 

@@ -19,8 +19,9 @@ The bundle, ``_build/release/shapley-compendium-<version>/`` (``--out`` names an
     (``tools/install_cell.py``);
 ``data/derived/``
     every stored result of the long runs;
-``shapley_book_lib-<version>-py3-none-any.whl``
-    the package ``lib`` (what a notebook's first cell installs outside a clone);
+``shapley_book_lib-<version>-py3-none-any.whl``, ``shapley_book_compendium-<version>-py3-none-any.whl``
+    the two distributions: the methods, ``lib``, and the book's machinery, ``compendium``, with the stored
+    results and the data manifest (what a notebook's first cell installs outside a clone);
 ``CITATION.cff``
     the repository's, with the release's ``version``, ``date-released`` (the commit's date) and ``commit``;
 ``requirements.txt``, ``environment.yml``
@@ -34,7 +35,7 @@ The bundle, ``_build/release/shapley-compendium-<version>/`` (``--out`` names an
     the sha256 of every other file (``sha256sum -c MANIFEST.sha256`` in the folder checks it).
 
 Beside it, ``assets/`` holds what the GitHub release publishes (its files are flat): the whole
-bundle as ``shapley-compendium-<version>.tar.gz``, the wheel, the PDF, ``CITATION.cff`` and
+bundle as ``shapley-compendium-<version>.tar.gz``, the two wheels, the PDF, ``CITATION.cff`` and
 ``SHA256SUMS`` of these. The tar files are reproducible (sorted names, fixed times and owners).
 
 A release is made from a clean checkout (no change to a tracked file, no untracked file) whose
@@ -42,10 +43,10 @@ built pages name the commit being released. ``--draft`` allows what a release re
 tree, a build of another commit, ``--no-pdf``, ``--no-html``) for a preview or a test, and says so
 in ``release.json`` and in the bundle's name. A release is a commit tagged ``v<version>``: the version
 is setuptools-scm's, from that tag (``compendium/sphinx/citation.py``'s :func:`version_of`), so the pages, the
-PDF, the wheel and ``CITATION.cff`` name the same version; between releases a draft names a development
+PDF, the wheels and ``CITATION.cff`` name the same version; between releases a draft names a development
 version (``0.2.0.dev12+g1a2b3c4d``).
 
-Two builds of one commit give the same bytes: the wheel (``SOURCE_DATE_EPOCH``, the commit's time, dates
+Two builds of one commit give the same bytes: the wheels (``SOURCE_DATE_EPOCH``, the commit's time, dates
 every member of its zip; the build requirements are pinned in ``pyproject.toml``), the tarballs (sorted
 names, that time, no owner, no gzip time stamp), the PDF (its dates set to that time by
 ``tools/build_pdf.py``), the manifests and ``SHA256SUMS`` (``tests/test_release.py`` builds twice and
@@ -325,42 +326,55 @@ def build(s: State) -> None:
     _run([sys.executable, "tools/build_pdf.py"], env)
 
 
-#: what the package is built from (setup.py copies the last two into it)
-PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
-                   "data/MANIFEST.yaml", "data/derived")
+#: the book's two distributions (issue 48): the methods (the repository's root project) and the machinery with
+#: the stored results (distributions/shapley-book-compendium, which needs the first at exactly its version);
+#: name -> (the folder of its project, the wheel's file-name stem)
+DISTRIBUTIONS = {"shapley-book-lib": (".", "shapley_book_lib"),
+                 "shapley-book-compendium": ("distributions/shapley-book-compendium", "shapley_book_compendium")}
+#: what the distributions are built from (the compendium's setup.py copies the last two into it)
+PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
+                   "distributions", "data/MANIFEST.yaml", "data/derived")
 
 
-def wheel(out: Path, root: Path = ROOT, *, version: str | None = None, epoch: int | None = None) -> Path:
-    """The package ``lib`` as a wheel (``pip wheel``), built from a copy of its sources in a temporary
-    folder: the checkout gets no ``build/`` folder, and two builds at once do not share one.
+def wheels(out: Path, root: Path = ROOT, *, version: str | None = None, epoch: int | None = None) -> list[Path]:
+    """The two distributions as wheels (``pip wheel``, in :data:`DISTRIBUTIONS`' order), built from a copy of their
+    sources in a temporary folder: the checkout gets no ``build/`` folder, and two builds at once do not share one.
 
     The copy has no ``.git``: the version is passed to setuptools-scm (``version``, by default this
-    checkout's), and every member of the zip is dated ``epoch`` (``SOURCE_DATE_EPOCH``, by default the
-    commit's time), so two builds of one commit give the same bytes."""
+    checkout's), and every member of the zips is dated ``epoch`` (``SOURCE_DATE_EPOCH``, by default the
+    commit's time), so two builds of one commit give the same bytes. Neither wheel carries tests."""
     import tempfile
 
     version = version or citation.version_of(root)
     epoch = epoch if epoch is not None else (citation.commit_epoch(root) or 0)
     out.mkdir(parents=True, exist_ok=True)
+    built = []
     with tempfile.TemporaryDirectory(prefix="shapley-book-wheel-") as tmp:
         src = Path(tmp) / "src"
         for rel in PACKAGE_SOURCES:
             if (root / rel).is_dir():
                 shutil.copytree(root / rel, src / rel, ignore=shutil.ignore_patterns(
-                    "__pycache__", "*.pyc", "*.nbi", "*.nbc", ".*", "*.egg-info", "tests"))
+                    "__pycache__", "*.pyc", "*.nbi", "*.nbc", ".*", "*.egg-info", "tests", "build", "_repository"))
             else:
                 (src / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(root / rel, src / rel)
         env = {**os.environ, "SOURCE_DATE_EPOCH": str(max(epoch, 315532800)),  # a zip dates from 1980 on
-               "SETUPTOOLS_SCM_PRETEND_VERSION_FOR_SHAPLEY_BOOK_LIB": version}
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out),
-                               str(src)], capture_output=True, text=True, env=env)
-        if done.returncode != 0:
-            sys.exit(f"release: pip wheel failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    found = sorted(out.glob("shapley_book_lib-*.whl"))
-    if len(found) != 1:
-        sys.exit(f"release: expected one wheel in {out}, found {found}")
-    return found[0]
+               "SETUPTOOLS_SCM_PRETEND_VERSION": version}
+        for name, (folder, stem) in DISTRIBUTIONS.items():
+            done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+                                   str(out), str(src / folder)], capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                sys.exit(f"release: pip wheel {name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+            found = sorted(out.glob(f"{stem}-*.whl"))
+            if len(found) != 1:
+                sys.exit(f"release: expected one wheel of {name} in {out}, found {found}")
+            built.append(found[0])
+    return built
+
+
+def wheel(out: Path, root: Path = ROOT, **kwargs: Any) -> Path:
+    """The methods' wheel, ``shapley-book-lib`` (the first of :func:`wheels`, which builds both)."""
+    return wheels(out, root, **kwargs)[0]
 
 
 def environment_lock() -> str:
@@ -406,8 +420,9 @@ def bundle(s: State, out: Path, *, html: bool, pdf: bool, draft: bool, reasons: 
     for pins in ("requirements.txt", "environment.yml"):
         shutil.copyfile(ROOT / pins, folder / pins)
     (folder / "environment.lock.txt").write_text(environment_lock(), encoding="utf-8")
-    built = wheel(out / "wheel", version=s.version, epoch=s.epoch)
-    shutil.copyfile(built, folder / built.name)
+    built = wheels(out / "wheel", version=s.version, epoch=s.epoch)
+    for path in built:
+        shutil.copyfile(path, folder / path.name)
     (folder / "CITATION.cff").write_text(release_citation(ROOT, s), encoding="utf-8")
     (folder / "release.json").write_text(json.dumps({
         "name": NAME, "version": s.version, "commit": s.commit, "tag": s.tag, "date": s.date,
@@ -423,7 +438,8 @@ def bundle(s: State, out: Path, *, html: bool, pdf: bool, draft: bool, reasons: 
         shutil.rmtree(assets)
     assets.mkdir()
     reproducible_tar(folder, assets / f"{name}.tar.gz", name, s.epoch)
-    shutil.copyfile(folder / built.name, assets / built.name)
+    for path in built:
+        shutil.copyfile(folder / path.name, assets / path.name)
     shutil.copyfile(folder / "CITATION.cff", assets / "CITATION.cff")
     if pdf:
         shutil.copyfile(folder / PDF.name, assets / f"{name}.pdf")
