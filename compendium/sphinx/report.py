@@ -339,11 +339,11 @@ class ReproductionReport(Directive):
         return lines + [":::::", ""]
 
     def rescience_lines(self, data: dict[str, Any], root: Any, env: Any) -> list[str]:
-        """ReScience C's criteria for each paper, as ``compendium.report.rescience`` computes them from the claims."""
-        import compendium.report as report
+        """ReScience C's criteria for each paper, as ``compendium.rescience`` computes them from the claims."""
+        from compendium.rescience import rescience
 
         env.note_dependency(str(root / "codecheck.yml"))
-        criteria = report.rescience(data["table"], root=root)
+        criteria = rescience(data["table"], root=root)
         lines = ["(report-rescience)=", "````{dropdown} ReScience C's criteria, paper by paper", "",
                  "What a ReScience C review asks of a replication — what was replicated, what was not, what could "
                  "not be and why, and whether it reruns — for each paper, computed from the claims above.", ""]

@@ -845,9 +845,11 @@ def test_rescience_criteria_are_the_claims_outcomes_paper_by_paper() -> None:
     replicated here, with its declared reason), and the rerunnable counts are codecheck.yml's."""
     import yaml
 
+    from compendium.rescience import RESCIENCE_CRITERIA, rescience
+
     rep = report.reproduction_report(root=REPO_ROOT)
     table = report.claims(rep)
-    criteria = report.rescience(rep, root=REPO_ROOT)
+    criteria = rescience(rep, root=REPO_ROOT)
     assert set(criteria) == set(table["paper"])
     where = {report.HOLDS: "replicated", report.FAILS: "not replicated",
              report.SUBSTITUTE: "could not be replicated here", report.UNTESTED: "could not be replicated here"}
@@ -855,7 +857,7 @@ def test_rescience_criteria_are_the_claims_outcomes_paper_by_paper() -> None:
         said = criteria[claim["paper"]]
         name = report.as_markdown(claim["name"] or claim["claim"])
         assert name in said[where[claim["outcome"]]], (claim["paper"], claim["name"], claim["outcome"])
-        others = [k for k in report.RESCIENCE_CRITERIA if k not in (where[claim["outcome"]], "rerunnable")]
+        others = [k for k in RESCIENCE_CRITERIA if k not in (where[claim["outcome"]], "rerunnable")]
         assert not any(said[k].startswith(name) or f", {name}" in said[k] or f"; {name}" in said[k] for k in others)
         for reason in filter(None, claim["reasons"].split("; ")):
             assert report.REASONS[reason] in said["could not be replicated here"]
