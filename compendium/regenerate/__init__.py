@@ -71,7 +71,7 @@ The package, one concept per module:
 ``codecheck``
     ``codecheck.yml``, the CODECHECK manifest of every output (figures and stored results) with its sha256
     and the command that makes it, generated (``--write-codecheck``) and checked against the files
-    (``--check-codecheck``; :func:`compendium.regenerate.codecheck.drift`).
+    (``--check-codecheck``; ``compendium.regenerate.codecheck.drift``).
 ``cli``
     The command line (:func:`main`).
 
