@@ -59,6 +59,6 @@ def test_glue_number_needs_no_myst_nb(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_outside_ipython_glue_does_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     import subprocess
 
-    run = subprocess.run([sys.executable, "-c", "from lib import stable; stable.glue('k', 1.5); "
+    run = subprocess.run([sys.executable, "-c", "from compendium import stable; stable.glue('k', 1.5); "
                           "stable.glue_number('k', 2.5)"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0 and run.stdout == "" and run.stderr == "", run.stderr
