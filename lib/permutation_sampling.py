@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -56,4 +57,4 @@ def antithetic_shapley(
                 max_rows_per_call=max_rows_per_call)
     options = AntitheticOptions(background_per_pair=background_per_pair, n_pairs=n_pairs)
     budget = max_rows if max_rows is not None else 1 + game.m + 2 * int(n_pairs) * int(background_per_pair) * max(game.d - 1, 0)
-    return run(game, "antithetic", int(budget), rng, options)
+    return replace(run(game, "antithetic", int(budget), rng, options), model_rows=game.model_rows)

@@ -44,6 +44,7 @@ estimators past exact enumeration are :mod:`lib.sampling`'s plug-ins, run by
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -54,10 +55,10 @@ import pandas as pd
 
 from lib import sampling
 from lib.counting import ANNOUNCE_FEATURES, cost_bar
-from lib.games import MAX_EXACT_FEATURES, Game, bitmask_rows
+from lib.games import MAX_EXACT_FEATURES, Game, bitmask_rows, game_of
 from lib.result import ShapleyResult
 from lib.sampling.strumbelj_kononenko import sampling_rows
-from lib.validation import as_rows, check_enumerable
+from lib.validation import as_rows, check_enumerable, check_random
 
 __all__ = [
     "ShapleyResult",
@@ -199,20 +200,6 @@ def exact_path(X: ArrayOrFrame | np.typing.ArrayLike,
     return "fast" if X.dtype.kind in "biu" and background.dtype.kind in "biu" else "reference"
 
 
-def _game(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
-    """The checked game of a public call: built from ``(model, X, background, **given)``, or the
-    :class:`lib.games.Game` passed as ``model`` (then nothing else describes it)."""
-    if not isinstance(model, Game):
-        return Game(model, X, background, **given)
-    extra = [k for k, v in (("X", X), ("background", background), *given.items())
-             if v is not None and not (k == "allow_nan" and v is False) and not (k == "max_rows_per_call"
-                                                                                 and v == 2**16)]
-    if extra:
-        raise ValueError(f"{what} got a Game and {extra}: a Game already holds its rows, background and "
-                         "options; give either a Game, or the model, X and background")
-    return model
-
-
 def exact_shapley(
     f: Model | Game,
     X: ArrayOrFrame | np.typing.ArrayLike | None = None,
@@ -255,14 +242,22 @@ def exact_shapley(
     ShapleyResult
         ``values`` of shape ``(n, d)`` or ``(n, d, k)``.
     """
-    game = _game(f, X, background, "exact_shapley", output=output, feature_names=feature_names,
-                 output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
+    game = game_of(f, X, background, "exact_shapley", output=output, feature_names=feature_names,
+                   output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
     check_enumerable(game.d, max_features)
     n, d, m = game.n, game.d, game.m
-    bar = (cost_bar(f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows", n * 2**d * m,
-                    n * 2**d, "coalition") if d > ANNOUNCE_FEATURES else None)
+    before = game.model_rows
+    fast = exact_path(game.X, game.background) == "fast"
+    bar = None
+    if d > ANNOUNCE_FEATURES:
+        what = f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows"
+        if fast:  # each distinct hybrid row once: at most 2**D rows per pair that differs on D features
+            sizes = 2.0 ** game.differ.sum(axis=2)      # the rows of each pair (x, b), all distinct
+            bar = cost_bar(what, int(sizes.sum()), n * 2**d, "coalition", least=int(sizes.max()))
+        else:
+            bar = cost_bar(what, n * 2**d * m, n * 2**d, "coalition")
     progress = bar.update if bar is not None else None
-    if exact_path(game.X, game.background) == "fast":
+    if fast:
         from lib import _shapley_fast  # numba: imported on the first call that needs it
 
         values, base, outputs = _shapley_fast.shapley_values(game, progress)
@@ -288,6 +283,7 @@ def exact_shapley(
         feature_names=game.feature_names,
         output_names=game.output_names,
         method="exact",
+        model_rows=game.model_rows - before,
     )
 
 
@@ -361,6 +357,7 @@ def sample_shapley(
     method: str = sampling.DEFAULT,
     options: sampling.Options | None = None,
     output: Any = None,
+    **deprecated: Any,
 ) -> ShapleyResult:
     """Sampled interventional Shapley values, for more features than :func:`exact_shapley` takes.
 
@@ -377,7 +374,10 @@ def sample_shapley(
         (:func:`lib.models.as_model`), checked with ``X`` and ``background`` once into a
         :class:`lib.games.Game`; or such a game itself (to give ``feature_names``,
         ``output_names``, ``allow_nan`` or ``max_rows_per_call``: ``Game(model, X, background,
-        ...)``), with ``X`` and ``background`` left out.
+        ...)``), with ``X`` and ``background`` left out.  Those four keywords, and the estimators'
+        options this function took before ``options=`` (``adjust``, ``eps``, ``min_samples``,
+        ``batch_size``, ``prior_samples``, ``background_per_pair``), are still accepted for one
+        release, with a ``DeprecationWarning`` that names their new place.
     X, background
         Rows to explain and background rows (arrays or DataFrames; columns matched by name).
     max_rows
@@ -387,7 +387,8 @@ def sample_shapley(
         minimum in the message; no method spends more (:class:`lib.counting.CountingModel`, or the
         game's ``model_rows``, counts it).
     rng
-        A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``.
+        A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``, or an int seed ``s``, the
+        same as ``np.random.default_rng(s)`` (scikit-learn's convention).
     method
         A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"strata"`` (the
         default, the book's recommended estimator, :mod:`lib.sampling.strata`: each background row's
@@ -411,8 +412,8 @@ def sample_shapley(
     -------
     ShapleyResult
         With ``variances`` (the variance of each estimate) and ``n_samples`` (``(n, d)``,
-        samples per feature).  Base values are exact: the mean of ``f`` over the whole
-        background.
+        samples per feature), and ``model_rows``, the model rows spent.  Base values are exact: the
+        mean of ``f`` over the whole background.
 
     Raises
     ------
@@ -420,13 +421,50 @@ def sample_shapley(
         A budget too small for one estimate (the message gives the smallest ``max_rows``),
         options of another method, an unknown method, or bad input (:mod:`lib.validation`).
     """
-    game = _game(model, X, background, "sample_shapley", output=output)
+    given, options = _deprecated_keywords(deprecated, method, options)
+    game = game_of(model, X, background, "sample_shapley", output=output, nan_remedy=_NAN_REMEDY, **given)
     if game.d == 0:
-        raise ValueError("X has no features")
+        raise ValueError("X has no features: give at least one column to explain")
+    before = game.model_rows
     res = sampling.run(game, method, max_rows, rng, options)
+    res = replace(res, model_rows=game.model_rows - before)
     opts = options if options is not None else sampling.estimator(method).options()
     if not opts.adjust:
         return res
     assert res.variances is not None
     values = adjust_efficiency(res.values, res.variances, res.outputs - res.base_values, eps=opts.eps)
     return replace(res, values=values, method=res.method + "-adjusted")
+
+
+#: sample_shapley's NaN remedy: it takes allow_nan through the game it is given
+_NAN_REMEDY = ("impute it, or, if the model handles missing values itself, explain the game that lets them through: "
+               "sample_shapley(lib.games.Game(model, X, background, allow_nan=True), max_rows=..., rng=...)")
+
+#: sample_shapley's keywords before the seam (issue 36): the game's, and the estimators' options
+_GAME_KEYWORDS = ("feature_names", "output_names", "allow_nan", "max_rows_per_call")
+_OPTION_KEYWORDS = ("adjust", "eps", "min_samples", "batch_size", "prior_samples", "background_per_pair")
+
+
+def _deprecated_keywords(given: dict[str, Any], method: str, options: sampling.Options | None
+                         ) -> tuple[dict[str, Any], sampling.Options | None]:
+    """sample_shapley's removed keywords, accepted for one release with a ``DeprecationWarning``: the
+    game's (``feature_names``, ``output_names``, ``allow_nan``, ``max_rows_per_call``) passed to the
+    game it builds, the estimators' (``adjust``, ``eps``, ``min_samples``, ...) into ``options``."""
+    unknown = sorted(set(given) - set(_GAME_KEYWORDS) - set(_OPTION_KEYWORDS))
+    if unknown:
+        raise TypeError(f"sample_shapley() got unexpected keyword arguments {unknown}")
+    game = {k: v for k, v in given.items() if k in _GAME_KEYWORDS}
+    moved = {k: v for k, v in given.items() if k in _OPTION_KEYWORDS and v is not None}
+    for k in given:
+        where = ("lib.games.Game(model, X, background, " + k + "=...), passed as the model" if k in _GAME_KEYWORDS
+                 else f"options=lib.sampling.estimator({method!r}).options({k}=...)")
+        warnings.warn(f"sample_shapley({k}=...) is deprecated and will be removed in the next release: use {where}",
+                      DeprecationWarning, stacklevel=3)
+    if moved:
+        opts = options if options is not None else sampling.estimator(method).options()
+        fields = set(getattr(opts, "__dataclass_fields__", {}))
+        missing = sorted(set(moved) - fields)
+        if missing:
+            raise ValueError(f"method={method!r} has no option {missing}: its options are {sorted(fields)}")
+        options = replace(opts, **moved)
+    return game, options
