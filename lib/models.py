@@ -210,6 +210,7 @@ class _Column:
 
     def __init__(self, f: Model, k: int) -> None:
         self.f, self.k = f, k
+        self.__wrapped__ = f  # the model's columns (lib.validation.model_columns)
 
     def __call__(self, Z: Any) -> np.ndarray:
         out = np.asarray(self.f(Z), dtype=float)
@@ -229,6 +230,7 @@ class _Positive:
 
     def __init__(self, f: Model) -> None:
         self.f = f
+        self.__wrapped__ = f  # the model's columns (lib.validation.model_columns)
 
     def __call__(self, Z: Any) -> np.ndarray:
         out = np.asarray(self.f(Z), dtype=float)

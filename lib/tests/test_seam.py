@@ -276,7 +276,7 @@ def test_sdp_errors_name_the_features_of_a_dataframe_and_a_non_binary_cell():
     with pytest.raises(ValueError, match=r"the features \['smoker', 'fever'\]"):
         se.swing_explanation(model, x, data)
     bad = x.assign(fever=[2])
-    with pytest.raises(ValueError, match=r"x row 0, column 'fever': 2 is not a binary state.*binarise"):
+    with pytest.raises(ValueError, match=r"X row 0, column 'fever': 2 is not a binary state.*binarise"):
         se.swing_explanation(model, bad, Z)
 
 
