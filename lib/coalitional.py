@@ -43,6 +43,7 @@ import pandas as pd
 from lib.games import MAX_EXACT_FEATURES, Game, interventional_game
 from lib.result import ShapleyResult
 from lib.shapley import coalition_masks, game_size, shapley_from_game
+from lib.entry_points import entry_point
 
 __all__ = [
     "Groups",
@@ -328,6 +329,8 @@ def coalitional_influence(
     return _combine_groups(per_group(), v.shape[:-1], d, overlap)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True, example={"groups": [[0, 1], [2]], "output": 1},
+             features=("groups",))
 def coalitional_influence_interventional(
     f: Callable[[Any], Any],
     X: Any,
@@ -337,6 +340,7 @@ def coalitional_influence_interventional(
     overlap: Literal["error", "size-factorial", "mean"] = "error",
     max_rows_per_call: int = 2**16,
     allow_nan: bool = False,
+    output: Any = None,
 ) -> np.ndarray:
     """Coalitional influence (Eq. (F4)) of the interventional game, for any number of attributes.
 
@@ -348,11 +352,13 @@ def coalitional_influence_interventional(
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
     hundreds; a group may have at most :data:`lib.games.MAX_EXACT_FEATURES` attributes.
-    ``f`` has one output (pick a class first).  ``groups`` hold attribute indices, or column
+    ``f`` has one output, or ``output`` picks one (a classifier's class, required then:
+    :func:`lib.models.choose_output`).  ``groups`` hold attribute indices, or column
     names of a DataFrame ``X``.  Returns ``(n, d)``; :func:`coalitional_explanation` returns the
     same numbers as a result object, at ``n`` more model rows (``f(x)``).
     """
-    game = Game(f, X, background, max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
+    game = Game(f, X, background, output=output, output_default="required", max_rows_per_call=max_rows_per_call,
+                allow_nan=allow_nan)
     return _interventional_influence(game, groups, overlap)[0]
 
 
@@ -382,6 +388,8 @@ def _interventional_influence(game: Game, groups: Sequence[Sequence[Hashable]],
     return _combine_groups(per_group, values.shape[:1], d, overlap), values[:, 0]
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True, example={"groups": [[0, 1], [2]], "output": 1},
+             features=("groups",))
 def coalitional_explanation(
     model: Any,
     X: Any,
@@ -441,6 +449,7 @@ def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.nd
 # ---------------------------------------------------------------------------
 
 
+@entry_point(model="f", rows=("X", "background"), output=False, allow_nan=True)
 def interventional_values(
     f: Callable[[Any], Any],
     X: Any,

@@ -30,10 +30,11 @@ import pandas as pd
 from lib import sampling
 from lib import shapley as sh
 from lib import simplex as sx
-from lib.games import MAX_EXACT_FEATURES, Game
+from lib.games import MAX_EXACT_FEATURES, Game, describe_row
 from lib.models import as_model, model_and_output_names, output_index, renamed_keywords
 from lib.result import ShapleyResult
 from lib.validation import check_budget, check_seed
+from lib.entry_points import entry_point
 
 __all__ = [
     "ProbabilitySumError",
@@ -116,9 +117,11 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
                 f"got shape {P.shape}"
             )
         if not np.all(np.isfinite(P)):
+            bad = ~np.isfinite(P).all(axis=1)
             raise ValueError(
-                f"the model returned NaN or infinite probabilities for {int((~np.isfinite(P)).any(axis=1).sum())} "
-                "of the evaluated rows"
+                f"the model returned NaN or infinite probabilities for {int(bad.sum())} of the {len(P)} rows it was "
+                f"given, first on the row {describe_row(Z, int(np.flatnonzero(bad)[0]))}: explain a model whose "
+                "probabilities are finite on every row"
             )
         total = P.sum(axis=1)
         off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
@@ -355,6 +358,7 @@ def _compositions(f: Model, X: Any, background: Any, basis: npt.ArrayLike | None
     return res, V, class_names
 
 
+@entry_point(model="f", rows=("X", "background"), output=False, allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def exact_shapley_compositions(
     f: Model,
@@ -447,6 +451,8 @@ def adjust_efficiency_compositions(
     return sh.adjust_efficiency(values, trace, np.asarray(ilr_total, dtype=float), eps=eps)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("max_rows", 60), seed="rng", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def sample_shapley_compositions(
     f: Model,
@@ -660,6 +666,8 @@ def _coded(game: Game) -> tuple[np.ndarray, np.ndarray, Model]:
     return Xc, Bc, lambda Z: game.call(game.decode(Z))
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("n_samples", 20), seed="seed", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def shap_sampling_compositions(
     f: Model,
@@ -685,14 +693,16 @@ def shap_sampling_compositions(
     :func:`exact_shapley_compositions`: DataFrames or arrays, columns matched by name); shap is given
     codes of their values and the model the rows the game builds from them, so every value and dtype
     reaches the model as it is.  ``n_samples`` is shap's ``nsamples`` per explained row (each sample
-    evaluates the model on 2 rows).  shap draws from numpy's global generator: it is seeded with
+    evaluates the model on 2 rows), at least ``2 d`` (shap gives each feature an even share: with
+    fewer, some get none and their values are NaN).  shap draws from numpy's global generator: it is seeded with
     ``seed`` (an int, or a ``numpy.random.Generator``, which gives one:
     :func:`lib.validation.check_seed`) for the call and restored afterwards.  Cost, in model rows: ``m``
     (the mean over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
     :attr:`ShapleyCompositions.prediction`), the result's ``model_rows``.
     """
     def estimate(game: Game) -> ShapleyResult:
-        count = check_budget(n_samples, "n_samples", 1)
+        count = check_budget(n_samples, "n_samples", 2 * game.d, "two samples per feature: with fewer, shap leaves "
+                             "some features without one and their values NaN")
         state_seed = check_seed(seed)
         Xc, Bc, model = _coded(game)
         shap = _import_shap()
@@ -711,6 +721,8 @@ def shap_sampling_compositions(
     return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("max_evals", 14), seed="seed", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def shap_permutation_compositions(
     f: Model,

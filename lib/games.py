@@ -37,6 +37,7 @@ import pandas as pd
 
 from lib.models import choose_output
 from lib.validation import check_enumerable, check_inputs, common_dtypes, model_columns
+from lib.entry_points import entry_point
 
 __all__ = [
     "Game",
@@ -44,6 +45,7 @@ __all__ = [
     "as_coalition_masks",
     "bitmask_rows",
     "coalition_values",
+    "describe_row",
     "evaluate",
     "game_of",
     "gather_rows",
@@ -116,7 +118,7 @@ def mix_rows(xs: pd.DataFrame, donor: pd.DataFrame, keep: np.ndarray) -> pd.Data
     return gather_rows(pool_rows(xs, donor), np.where(keep, r, len(xs) + r))
 
 
-def _describe_row(rows: Any, r: int) -> str:
+def describe_row(rows: Any, r: int) -> str:
     """Row ``r`` of a table of rows as the user reads it: ``{'age': 41, 'income': 2.5}`` (a DataFrame's
     columns by name) or ``[41.0, 2.5]``."""
     if isinstance(rows, pd.DataFrame):
@@ -151,12 +153,13 @@ def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
         n_bad = int(bad.reshape(len(out), -1).any(axis=1).sum())
         raise ValueError(
             f"the model returned NaN or infinite outputs on {n_bad} of the {n_rows} rows it was given, first on "
-            f"the row {_describe_row(rows, int(where[0]))}{column}: explain a finite output (e.g. a probability "
+            f"the row {describe_row(rows, int(where[0]))}{column}: explain a finite output (e.g. a probability "
             "rather than its log where it is 0), or a model that gives one on every row"
         )
     return out
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True)
 class Game:
     """The interventional game of a model at the rows ``X``, against background rows: checked once.
 
@@ -476,6 +479,7 @@ def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
     return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True, example={"coalitions": [0, 1, 6, 7]})
 def coalition_values(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -504,6 +508,7 @@ def coalition_values(
     return game.values(coalitions)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True)
 def interventional_game(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,

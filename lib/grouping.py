@@ -28,9 +28,10 @@ from scipy import stats
 
 from lib.coalitional import Groups, check_groups
 from lib.counting import ANNOUNCE_FEATURES, cost_bar
-from lib.games import Game
+from lib.games import Game, describe_row
 from lib.models import renamed_keywords
 from lib.validation import check_budget, check_finite, check_seed
+from lib.entry_points import entry_point
 
 __all__ = [
     "ALL_METHODS",
@@ -356,6 +357,8 @@ GROUP_METHODS: dict[str, Callable[[Any, float], Groups]] = {
 ALL_METHODS: tuple[str, ...] = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman", "Model")
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False,
+             example={"method": "Model", "alpha": 0.1})
 def find_groups(
     X: Any,
     method: str,
@@ -380,7 +383,8 @@ def find_groups(
     if model_options:
         raise ValueError(f"options {sorted(model_options)} only apply to the model-based method")
     numeric_matrix(X)  # labels, NaN and inf refused with the column, the row and the remedy
-    return FoundGroups(GROUP_METHODS[method](X, alpha), model_rows=0)
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    return FoundGroups(GROUP_METHODS[method](X, alpha), model_rows=0, feature_names=names)
 
 
 # ---------------------------------------------------------------------------
@@ -391,14 +395,22 @@ def find_groups(
 class FoundGroups(tuple):  # type: ignore[type-arg]
     """Groups found by a §4 method: a tuple of groups, each a sorted tuple of attribute indices (as
     :data:`lib.coalitional.Groups`), which also records the model rows spent finding them
-    (``model_rows``: 0 for the data-driven methods)."""
+    (``model_rows``: 0 for the data-driven methods) and the attributes' names (``feature_names``: a
+    DataFrame's columns in the order the indices read, else ``None``)."""
 
     model_rows: int
+    feature_names: list[str] | None
 
-    def __new__(cls, groups: Any, model_rows: int = 0) -> FoundGroups:
+    def __new__(cls, groups: Any, model_rows: int = 0, feature_names: list[str] | None = None) -> FoundGroups:
         found = super().__new__(cls, tuple(tuple(g) for g in groups))
         found.model_rows = int(model_rows)
+        found.feature_names = None if feature_names is None else [str(c) for c in feature_names]
         return found
+
+    def named(self) -> list[list[str]]:
+        """The groups by the attributes' names (``x0, x1, …`` for an array)."""
+        names = self.feature_names or [f"x{i}" for i in range(1 + max((i for g in self for i in g), default=-1))]
+        return [[names[i] for i in g] for g in self]
 
 
 def _labels_model(predict: Any) -> Callable[[Any], Any]:
@@ -416,23 +428,34 @@ def _game(predict: Any, X: Any) -> Game:
     matched by name to the model's, NaN and ±inf refused with the row, the column and the remedy."""
     game = Game(_labels_model(predict), X, None, allow_nan=None)
     if game.n < 2 or game.d < 1:
-        raise ValueError(f"X must be a 2-D table with at least 2 rows and 1 attribute, got shape {(game.n, game.d)}")
+        raise ValueError(f"X must be a 2-D table with at least 2 rows and 1 attribute, got shape {(game.n, game.d)}: "
+                         "give at least 2 rows (the fidelity swaps values between rows)")
     return game
 
 
 def _predicted(game: Game, index: np.ndarray) -> np.ndarray:
-    """The model's labels of the rows ``index`` builds (:meth:`lib.games.Game.rows`), counted."""
-    labels = np.asarray(game.f(game.rows(index)))
+    """The model's labels of the rows ``index`` builds (:meth:`lib.games.Game.rows`), counted: one per
+    row, none missing (a missing label would never equal itself and count as a changed prediction)."""
+    rows = game.rows(index)
+    labels = np.asarray(game.f(rows))
     if labels.shape != (len(index),):
         raise ValueError(f"predict must return one label per row: {len(index)} rows gave shape {labels.shape}; pass "
                          "the model's predict (class labels), not predict_proba")
+    missing = np.asarray(pd.isna(labels), dtype=bool)
+    if missing.any():
+        raise ValueError(f"predict returned a missing label (NaN) on {int(missing.sum())} of the {len(labels)} rows it "
+                         f"was given, first on the row {describe_row(rows, int(np.flatnonzero(missing)[0]))}: give "
+                         "a model that predicts a class for every row")
     return labels
 
 
-def _fidelity(game: Game, rows: np.ndarray, groups: Sequence[Sequence[int]], labels: np.ndarray, seed: int) -> float:
-    """:func:`permutation_fidelity` of the game's rows ``rows`` (positions in its ``X``)."""
+def _fidelity(game: Game, rows: np.ndarray, groups: Sequence[Sequence[Any]], labels: np.ndarray, seed: int) -> float:
+    """:func:`permutation_fidelity` of the game's rows ``rows`` (positions in its ``X``); groups of
+    attribute indices, or of a DataFrame's column names."""
     d = game.d
-    gs = check_groups(groups, d)
+    by_name = game.is_frame and any(not isinstance(a, (int, np.integer)) or isinstance(a, bool)
+                                    for g in groups for a in g)
+    gs = check_groups(groups, list(game.X.columns) if by_name else d)
     index = np.empty((len(rows), d), dtype=np.int64)
     for g in gs:
         perm = _group_permutation(g, labels, seed)
@@ -462,6 +485,8 @@ def _group_permutation(group: tuple[int, ...], labels: np.ndarray, seed: int) ->
     return perm
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False,
+             example={"groups": [[0, 1], [2]]}, features=("groups",))
 def permutation_fidelity(
     predict: Callable[[Any], Any],
     X: Any,
@@ -489,7 +514,8 @@ def permutation_fidelity(
     X
         The rows on which the fidelity is measured (array or DataFrame).
     groups
-        A partition of the attributes (each attribute in exactly one group).
+        A partition of the attributes (each attribute in exactly one group), by index or, for a
+        DataFrame ``X``, by column name.
     labels
         ``predict(X)``, if already known (saves one call).
     seed
@@ -503,6 +529,7 @@ def permutation_fidelity(
     return _fidelity(game, rows, groups, lab, check_seed(seed))
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False, example={"alpha": 0.1})
 @renamed_keywords(max_rows="fidelity_rows")
 def model_groups(
     predict: Callable[[Any], Any],
@@ -647,7 +674,7 @@ def model_groups(
     if bar is not None:  # the fidelities asked: the bar ends full
         bar.total = bar.n
         bar.close()
-    return FoundGroups(sigma, model_rows=game.model_rows)
+    return FoundGroups(sigma, model_rows=game.model_rows, feature_names=game.feature_names)
 
 
 def _most_fidelities(r: int, a: int = 0) -> int:

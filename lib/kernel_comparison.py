@@ -55,6 +55,7 @@ from .ranks import tie_grid
 from .result import ShapleyResult
 from .games import game_of
 from .validation import check_budget, check_seed
+from .entry_points import entry_point
 
 __all__ = [
     "OUTPUTS",
@@ -264,6 +265,7 @@ def _quiet_shap_logger() -> Iterator[None]:
         logger.setLevel(level)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("nsamples", 10), seed="seed", allow_nan=True)
 def kernel_shap(
     f: Callable[[Any], Any],
     X: Any,

@@ -22,6 +22,7 @@ from lib.games import Game
 from lib.models import output_index, renamed_keywords
 from lib.naive_bayes import NaiveBayesTables, shapley_lookup
 from lib.result import ShapleyResult
+from lib.entry_points import entry_point
 
 __all__ = ["NB_GAMES", "SklearnNaiveBayes", "from_sklearn"]
 
@@ -108,6 +109,7 @@ class SklearnNaiveBayes:
                              "give counts as in training")
         return arr
 
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn", output=False)
     def log_likelihood_terms(self, X: Any) -> np.ndarray:
         """``ℓ_ik(x_i)`` of every row, feature and class: ``(n, d, K)`` (book eq. ``eq-nb-sk-factors``).
 
@@ -133,6 +135,8 @@ class SklearnNaiveBayes:
     def _class(self, output: Any) -> int:
         return output_index(output, self.classes, len(self.classes))
 
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn",
+                 example={"output": 1}, output=False)
     @renamed_keywords(positive="output")
     def rest_log_ratios(self, X: Any, output: Any) -> tuple[float, np.ndarray]:
         """Bias ``log π_c / π_¬c`` and ``λ_i(x_i)`` ``(n, d)`` of class ``output`` against the
@@ -151,6 +155,7 @@ class SklearnNaiveBayes:
         bias = float(self.log_prior[c] - np.logaddexp.reduce(self.log_prior[rest]))
         return bias, terms[:, :, c] - rest_terms
 
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn", output=False)
     def posterior_log_odds(self, X: Any) -> np.ndarray:
         """The classifier's own ``log P(k|x) / (1 - P(k|x))`` for every class: ``(n, K)``
         (book eq. ``eq-nb-multi-posterior``); for two classes it is the pooled-rest log-odds.
@@ -167,6 +172,7 @@ class SklearnNaiveBayes:
             out[:, k] = s[:, k] - np.logaddexp.reduce(np.delete(s, k, axis=1), axis=1)
         return out
 
+    @entry_point(model="self", rows=("X", "background"), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn")
     @renamed_keywords(positive="output")
     def shapley(self, X: Any, background: Any = None, *, output: Any = None, game: str = "pooled-rest",
                 feature_names: Sequence[str] | None = None) -> ShapleyResult:

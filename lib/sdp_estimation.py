@@ -58,6 +58,7 @@ from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
 from lib.games import bitmask_rows
 from lib.result import ShapleyResult
 from lib.validation import match_columns
+from lib.entry_points import entry_point
 
 __all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp",
            "swing_explanation"]
@@ -364,6 +365,7 @@ def _decisions(p: np.ndarray, threshold: float, what: str) -> np.ndarray:
     return (p >= threshold).astype(int)
 
 
+@entry_point(model="model", rows=("X", "data"), domain="binary")
 @renamed_keywords(positive="output")
 def swing_explanation(
     model: Any,

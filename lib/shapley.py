@@ -59,6 +59,7 @@ from lib.games import MAX_EXACT_FEATURES, Game, bitmask_rows, game_of
 from lib.result import ShapleyResult
 from lib.sampling.strumbelj_kononenko import sampling_rows
 from lib.validation import as_rows, check_enumerable, check_random
+from lib.entry_points import entry_point
 
 __all__ = [
     "ShapleyResult",
@@ -200,6 +201,7 @@ def exact_path(X: ArrayOrFrame | np.typing.ArrayLike,
     return "fast" if X.dtype.kind in "biu" and background.dtype.kind in "biu" else "reference"
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True)
 def exact_shapley(
     f: Model | Game,
     X: ArrayOrFrame | np.typing.ArrayLike | None = None,
@@ -347,6 +349,7 @@ def adjust_efficiency(
     return values + w * np.expand_dims(err, 1)
 
 
+@entry_point(model="model", rows=("X", "background"), budget=("max_rows", 60), seed="rng")
 def sample_shapley(
     model: Model | Game,
     X: ArrayOrFrame | np.typing.ArrayLike | None = None,

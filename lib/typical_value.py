@@ -65,6 +65,7 @@ from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
 from .result import ShapleyResult
 from .validation import as_frame, is_categorical
+from .entry_points import entry_point
 
 __all__ = [
     "JointTableClassifier",
@@ -283,11 +284,11 @@ def _typical_row(typical: TypicalValues | pd.Series | pd.DataFrame, X: Any) -> A
     """The typical values as one background row for the game: a Series named by the features (their
     columns matched by name to ``X``'s; NaN where a value is "missing"), or, for an array ``X``, a
     row read by position (the features ``x0 … x{d-1}`` of :func:`typical_values` on an array)."""
-    if isinstance(typical, (pd.Series, pd.DataFrame)):
+    if isinstance(typical, (pd.Series, pd.DataFrame, np.ndarray)):
         return typical
     if not isinstance(typical, TypicalValues):
         raise ValueError(f"typical must be the TypicalValues of typical_values(X, y), or one row of typical values "
-                         f"(a pd.Series by feature name); got {type(typical).__name__}")
+                         f"(a pd.Series by feature name, or an array by position); got {type(typical).__name__}")
     if isinstance(X, (pd.DataFrame, pd.Series)):
         columns = list(X.columns) if isinstance(X, pd.DataFrame) else list(X.index)
         by_text = {str(c): c for c in columns}
@@ -363,6 +364,7 @@ def _result(out: np.ndarray, reduced: np.ndarray, game: Game, method: str) -> Sh
     )
 
 
+@entry_point(model="model", rows=("X", "typical"), allow_nan=True)
 @renamed_keywords(positive="output")
 def typical_value_contributions(
     model: Any,
@@ -422,6 +424,7 @@ def typical_value_contributions(
     return _result(s_x, s_k, game, f"typical-value-{scale}")
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True)
 @renamed_keywords(positive="output")
 def integral_contributions(
     model: Any,
