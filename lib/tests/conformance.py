@@ -181,7 +181,7 @@ def numbers(result: Any) -> dict[str, Any]:
         names = result.feature_names or [f"x{j}" for j in range(values.shape[1])]
         order = np.argsort(names, kind="stable")
         return {"values": values[:, order], "base_values": np.asarray(result.base_values, dtype=float),
-                "outputs": np.asarray(result.outputs, dtype=float), "model_rows": result.model_rows}
+                "outputs": np.asarray(result.outputs, dtype=float), "model_rows": getattr(result, "model_rows", None)}
     if isinstance(result, Game):
         return {"coalitions": result.values(np.arange(2**result.d))}
     if isinstance(result, FoundGroups):

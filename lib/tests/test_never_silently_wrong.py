@@ -250,3 +250,26 @@ def test_removed_names_come_back_for_one_release_with_a_deprecation_warning(fitt
         res = sample_shapley(lambda Z: model.predict_proba(Z), X.iloc[:2], X.iloc[10:16], max_rows=80, rng=0,
                              output_names=["no", "yes"])
     assert res.output_names == ["no", "yes"]
+
+
+def test_the_exact_engine_past_16_features_says_a_cost_that_holds():
+    # the fast path evaluates each distinct hybrid row once: its cost is a range (at most 2**D rows per
+    # pair that differs on D features), never the n 2**d m the reference path spends
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 3, (1, 17))
+    background = np.repeat(x, 2, axis=0)
+    background[0, :6] = (x[0, :6] + 1) % 3                        # differs on 6 features
+    background[1, 10:15] = (x[0, 10:15] + 1) % 3                  # and on 5
+    for data, path in ((x, background), (x.astype(float), background[:1].astype(float))):
+        counter = CountingModel(lambda Z: np.asarray(Z, dtype=float) @ np.arange(17.0))
+        err = io.StringIO()
+        with redirect_stderr(err):
+            exact_shapley(counter, data, path)
+        text = err.getvalue()
+        if data.dtype.kind == "i":
+            low, high = (int(v.replace(",", "")) for v in re.search(r"between ([\d,]+) and ([\d,]+) model rows",
+                                                                      text).groups())
+            assert (low, high) == (2**6, 2**6 + 2**5) and low <= counter.rows <= high
+        else:
+            stated = int(re.search(r"about ([\d,]+) model rows", text).group(1).replace(",", ""))
+            assert stated == counter.rows == 2**17
