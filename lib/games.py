@@ -309,6 +309,8 @@ class Game:
         """The hybrid rows: row ``r`` takes ``X[rows[r]]`` where ``masks[r]`` is True and the
         background row ``donors[r]`` elsewhere (``masks`` ``(r, d)`` booleans), through :meth:`rows`."""
         rows, donors = np.asarray(rows, dtype=np.int64), np.asarray(donors, dtype=np.int64)
+        if not self.is_frame:  # the same rows as rows() gives, gathered row by row (X and the background
+            return np.where(masks, self.X[rows], self.background[donors])  # share one dtype): faster
         return self.rows(np.where(masks, rows[:, None], self.n + donors[:, None]))
 
     @cached_property
