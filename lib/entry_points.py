@@ -140,7 +140,7 @@ def entry_point(*, model: str, rows: tuple[str, ...], kind: str = "probability",
 #: the undeclared entry points reads it).
 NOT_ENTRY_POINTS: dict[str, str] = {
     "lib.games.evaluate": "the game's own checked call of a model on rows it has built",
-    "lib.games.game_of": "builds the game of an entry point (the check itself), or passes a Game through",
+    "lib.games.as_game": "builds the game of an entry point (the check itself), or passes a Game through",
     "lib.khiops_nb.khiops_interpret": "runs Khiops' own interpretation (a peer's code, which reads its columns by name) "
                                       "on its classifier",
     "lib.models.as_model": "takes a model, no rows: the one way in the game uses",

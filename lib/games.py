@@ -43,11 +43,11 @@ __all__ = [
     "Game",
     "MAX_EXACT_FEATURES",
     "as_coalition_masks",
+    "as_game",
     "bitmask_rows",
     "coalition_values",
     "describe_row",
     "evaluate",
-    "game_of",
     "gather_rows",
     "interventional_game",
     "mix_rows",
@@ -430,7 +430,7 @@ class Game:
         return values[:, np.asarray(inverse).reshape(-1)]
 
 
-def game_of(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
+def as_game(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
     """The checked game of a public call: ``Game(model, X, background, **given)``, or the :class:`Game`
     passed as ``model`` (then nothing else describes it: ``X``, ``background`` and the options left out,
     else ``ValueError`` naming ``what``, the function called)."""
@@ -533,7 +533,7 @@ def interventional_game(
     (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
     ``eq-found-interventional``): the model on every hybrid row, each coalition's value the
     mean of its ``m`` outputs in background order (:meth:`Game.coalition_values`, the equation in
-    numpy).  With :func:`lib.shapley.shapley_from_game`, the exact Shapley values
+    numpy).  With :func:`lib.formula.shapley_from_game`, the exact Shapley values
     (:func:`lib.shapley.exact_shapley` computes the same numbers on faster paths).
 
     Parameters

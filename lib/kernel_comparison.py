@@ -53,7 +53,7 @@ from .models import renamed_keywords
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .ranks import tie_grid
 from .result import ShapleyResult
-from .games import game_of
+from .games import as_game
 from .validation import check_budget, check_seed
 from .entry_points import entry_point
 
@@ -314,7 +314,7 @@ def kernel_shap(
     """
     import shap  # imported lazily: importing shap is slow
 
-    game = game_of(f, X, background, "kernel_shap", output=output, allow_nan=allow_nan)
+    game = as_game(f, X, background, "kernel_shap", output=output, allow_nan=allow_nan)
     state_seed = check_seed(seed)
     if nsamples != "auto":
         nsamples = check_budget(nsamples, "nsamples", 2)
