@@ -49,9 +49,18 @@ __version__ = "0.1.0"
 __doc__ = (__doc__ or "") + "\nModules\n-------\n" + "".join(f"{name}\n    {what}\n" for name, what in MODULES.items())
 
 
+#: The book's machinery that lived in ``lib`` before issue 48 and is now the package ``compendium``:
+#: ``lib`` never imports it, so the old names say where they went instead of importing it for you.
+MOVED_TO_COMPENDIUM = ("data", "report", "claims", "registry", "stable", "page", "plotting", "regenerate",
+                       "parallel", "side_env", "experiments")
+
+
 def __getattr__(name: str) -> ModuleType:
     # Submodules load on first use (``lib.sampling``), and a module run as ``python -m lib.<name>``
     # runs once, as __main__, without being imported a second time.
     if name in __all__:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in MOVED_TO_COMPENDIUM:
+        raise AttributeError(f"lib.{name} is now compendium.{name}, the book's machinery (lib holds the methods "
+                             f"and never imports it): import compendium.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
