@@ -26,6 +26,7 @@ MODULES: dict[str, str] = {
     'counting': 'CountingModel: counts the model rows an explainer asks for (cost tables, budgets, benchmarks).',
     'permutation_sampling': 'Deprecated: antithetic permutation sampling moved to lib.sampling.antithetic (kept one release).',
     'validation': 'The input checks every explainer applies (rows to explain, background rows).',
+    'entry_points': 'Every public entry point that takes a model and rows, declared where it is defined: the list the conformance suite and the API page read.',
     'naive_bayes': 'Weighted naive Bayes tables and their exact Shapley values (Lemaire et al., Eq. (L10)).',
     'naive_bayes_sklearn': "scikit-learn's four naive Bayes classifiers read as one term per feature (Eq. (L10) generalised).",
     'khiops_nb': "Khiops' selective naive Bayes read into those tables, exactly as Khiops predicts.",

@@ -42,8 +42,8 @@ import pandas as pd
 
 from lib.formula import coalition_masks, game_size, shapley_from_game
 from lib.games import MAX_EXACT_FEATURES, Game, interventional_game
-from lib.models import ClassifierFunction, as_model
 from lib.result import ShapleyResult
+from lib.entry_points import entry_point
 
 __all__ = [
     "Groups",
@@ -329,6 +329,8 @@ def coalitional_influence(
     return _combine_groups(per_group(), v.shape[:-1], d, overlap)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True, example={"groups": [[0, 1], [2]], "output": 1},
+             features=("groups",))
 def coalitional_influence_interventional(
     f: Callable[[Any], Any],
     X: Any,
@@ -337,6 +339,8 @@ def coalitional_influence_interventional(
     *,
     overlap: Literal["error", "size-factorial", "mean"] = "error",
     max_rows_per_call: int = 2**16,
+    allow_nan: bool = False,
+    output: Any = None,
 ) -> np.ndarray:
     """Coalitional influence (Eq. (F4)) of the interventional game, for any number of attributes.
 
@@ -348,11 +352,13 @@ def coalitional_influence_interventional(
     ``n * m * (1 + sum_g (2**|g| - 1))`` model rows for a partition (coalitional paper,
     §3.2), each distinct coalition once, and no ``2**d`` array, so ``d`` may be in the
     hundreds; a group may have at most :data:`lib.games.MAX_EXACT_FEATURES` attributes.
-    ``f`` has one output (pick a class first).  ``groups`` hold attribute indices, or column
+    ``f`` has one output, or ``output`` picks one (a classifier's class, required then:
+    :func:`lib.models.choose_output`).  ``groups`` hold attribute indices, or column
     names of a DataFrame ``X``.  Returns ``(n, d)``; :func:`coalitional_explanation` returns the
     same numbers as a result object, at ``n`` more model rows (``f(x)``).
     """
-    game = Game(f, X, background, max_rows_per_call=max_rows_per_call)
+    game = Game(f, X, background, output=output, output_default="required", max_rows_per_call=max_rows_per_call,
+                allow_nan=allow_nan)
     return _interventional_influence(game, groups, overlap)[0]
 
 
@@ -382,6 +388,8 @@ def _interventional_influence(game: Game, groups: Sequence[Sequence[Hashable]],
     return _combine_groups(per_group, values.shape[:1], d, overlap), values[:, 0]
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True, example={"groups": [[0, 1], [2]], "output": 1},
+             features=("groups",))
 def coalitional_explanation(
     model: Any,
     X: Any,
@@ -392,6 +400,7 @@ def coalitional_explanation(
     overlap: Literal["error", "size-factorial", "mean"] = "error",
     feature_names: Sequence[str] | None = None,
     max_rows_per_call: int = 2**16,
+    allow_nan: bool = False,
 ) -> ShapleyResult:
     """Coalitional influence (Eq. (F4)) of a model's output, as a result object.
 
@@ -406,19 +415,17 @@ def coalitional_explanation(
 
     ``model`` is a fitted classifier or a function of the rows (:func:`lib.models.as_model`);
     a classifier's output is the probability of the class ``output`` (a label of ``classes_`` or
-    a column index, :func:`lib.models.output_index`; required then), a function must have one
+    a column index, :func:`lib.models.choose_output`; required then), a function must have one
     output (or ``output`` picks one).  ``groups`` name attributes by index or, for a DataFrame
-    ``X``, by column.
+    ``X``, by column.  ``model_rows`` of the result counts the rows spent.
     """
-    f = as_model(model)
-    if output is None and isinstance(f, ClassifierFunction):
-        raise ValueError(f"say which class's probability to explain: output= one of {f.output_names}")
-    game = Game(f, X, background, output=output, feature_names=feature_names, max_rows_per_call=max_rows_per_call)
+    game = Game(model, X, background, output=output, output_default="required", feature_names=feature_names,
+                max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
     values, base = _interventional_influence(game, groups, overlap)
     return ShapleyResult(
         values=values, base_values=base, outputs=game.outputs, data=game.X,
         feature_names=game.feature_names, output_names=game.output_names if output is not None else None,
-        method=f"coalitional-influence-{overlap}",
+        method=f"coalitional-influence-{overlap}", model_rows=game.model_rows,
     )
 
 
@@ -442,6 +449,7 @@ def class_game(game: np.typing.ArrayLike, classes: np.typing.ArrayLike) -> np.nd
 # ---------------------------------------------------------------------------
 
 
+@entry_point(model="f", rows=("X", "background"), output=False, allow_nan=True)
 def interventional_values(
     f: Callable[[Any], Any],
     X: Any,
@@ -449,6 +457,7 @@ def interventional_values(
     coalitions: np.typing.ArrayLike | None = None,
     *,
     max_rows_per_call: int = 2**16,
+    allow_nan: bool = False,
 ) -> np.ndarray:
     """Interventional game ``v_x(S) = mean_b f(x_S, b_{-S})`` on chosen coalitions only.
 
@@ -461,7 +470,7 @@ def interventional_values(
     coalitions not evaluated.
     """
     return interventional_game(f, X, background, coalitions=coalitions,
-                               max_rows_per_call=max_rows_per_call)
+                               max_rows_per_call=max_rows_per_call, allow_nan=allow_nan)
 
 
 class RetrainedGame:

@@ -30,10 +30,11 @@ import pandas as pd
 from lib import sampling
 from lib import shapley as sh
 from lib import simplex as sx
-from lib.games import MAX_EXACT_FEATURES, Game
+from lib.games import MAX_EXACT_FEATURES, Game, describe_row
 from lib.models import as_model, model_and_output_names, output_index, renamed_keywords
 from lib.result import ShapleyResult
-from lib.validation import check_finite_inputs
+from lib.validation import check_budget, check_seed
+from lib.entry_points import entry_point
 
 __all__ = [
     "ProbabilitySumError",
@@ -116,9 +117,11 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
                 f"got shape {P.shape}"
             )
         if not np.all(np.isfinite(P)):
+            bad = ~np.isfinite(P).all(axis=1)
             raise ValueError(
-                f"the model returned NaN or infinite probabilities for {int((~np.isfinite(P)).any(axis=1).sum())} "
-                "of the evaluated rows"
+                f"the model returned NaN or infinite probabilities for {int(bad.sum())} of the {len(P)} rows it was "
+                f"given, first on the row {describe_row(Z, int(np.flatnonzero(bad)[0]))}: explain a model whose "
+                "probabilities are finite on every row"
             )
         total = P.sum(axis=1)
         off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
@@ -300,6 +303,11 @@ class ShapleyCompositions:
         """The class names (the columns of :attr:`values`)."""
         return self.class_names
 
+    @property
+    def model_rows(self) -> int | None:
+        """The model rows the call spent (those of :attr:`shapley`)."""
+        return self.shapley.model_rows
+
     def to_explanation(self, output: Any = None) -> Any:
         """The compositions as a :class:`shap.Explanation` in clr coordinates, named by class.
 
@@ -350,6 +358,7 @@ def _compositions(f: Model, X: Any, background: Any, basis: npt.ArrayLike | None
     return res, V, class_names
 
 
+@entry_point(model="f", rows=("X", "background"), output=False, allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def exact_shapley_compositions(
     f: Model,
@@ -442,6 +451,8 @@ def adjust_efficiency_compositions(
     return sampling.adjust_efficiency(values, trace, np.asarray(ilr_total, dtype=float), eps=eps)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("max_rows", 60), seed="rng", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def sample_shapley_compositions(
     f: Model,
@@ -456,6 +467,7 @@ def sample_shapley_compositions(
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
     clip: float | None = None,
+    allow_nan: bool = False,
 ) -> ShapleyCompositions:
     """Sampled Shapley compositions: :func:`lib.sampling.sample_shapley` on ``ilr ∘ f``.
 
@@ -475,13 +487,14 @@ def sample_shapley_compositions(
     Σ_i/(m_i+1)``, Eq. (C17), where ``tr Σ_i`` is the sum of the sample variances of the ``N-1`` ILR
     coordinates).  ``options.adjust=True`` applies :func:`adjust_efficiency_compositions`
     (Eq. (C18)-(C19), ``options.eps`` = the paper's ε) to any method.  ``f``, ``feature_names``,
-    ``output_names`` and ``clip`` as in :func:`exact_shapley_compositions`.
+    ``output_names``, ``clip`` and ``allow_nan`` as in :func:`exact_shapley_compositions`; ``rng`` an int
+    seed or a ``numpy.random.Generator``.
     """
     res, V, class_names = _compositions(
         f, X, background, basis, output_names, clip,
         lambda game: sampling.sample_shapley(game, max_rows=max_rows, rng=rng, method=method,
                                        options=_unadjusted(options)),
-        feature_names=feature_names)
+        feature_names=feature_names, allow_nan=allow_nan)
     values = res.values
     if options is not None and options.adjust:
         assert res.variances is not None
@@ -632,22 +645,29 @@ def _import_shap() -> Any:
     return shap
 
 
-def _shap_result(
-    g: Model, Xa: np.ndarray, values: np.ndarray, base: np.ndarray, method: str,
-    feature_names: Sequence[str] | None,
-) -> ShapleyResult:
-    outputs = np.asarray(g(Xa), dtype=float)  # f(x) once more: n rows, counted like any other
+def _shap_result(game: Game, values: Any, base: Any, method: str) -> ShapleyResult:
+    outputs = game.outputs  # f(x) once more: n rows, counted like any other
     base = np.broadcast_to(np.asarray(base, dtype=float), outputs.shape).copy()
     return ShapleyResult(
-        values=np.asarray(values, dtype=float).reshape(Xa.shape + outputs.shape[1:]),
+        values=np.asarray(values, dtype=float).reshape((game.n, game.d) + outputs.shape[1:]),
         base_values=base,
         outputs=outputs,
-        data=Xa,
-        feature_names=list(feature_names) if feature_names is not None else None,
+        data=game.X,
+        feature_names=game.feature_names,
         method=method,
+        model_rows=game.model_rows,
     )
 
 
+def _coded(game: Game) -> tuple[np.ndarray, np.ndarray, Model]:
+    """What shap's explainers are given: ``X`` and the background as codes of their values, and the
+    model on the rows the game builds from codes (every value and dtype kept; counted)."""
+    Xc, Bc = game.encoded()
+    return Xc, Bc, lambda Z: game.call(game.decode(Z))
+
+
+@entry_point(model="f", rows=("X", "background"), budget=("n_samples", 20), seed="seed", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def shap_sampling_compositions(
     f: Model,
@@ -655,10 +675,11 @@ def shap_sampling_compositions(
     background: Any,
     *,
     n_samples: int,
-    seed: int,
+    seed: int | np.random.Generator,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
+    allow_nan: bool = False,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.SamplingExplainer`` on ``ilr ∘ f``.
 
@@ -668,31 +689,40 @@ def shap_sampling_compositions(
     coordinate gets its own variance estimates and its own adjustment, whereas Eq. (C17)-(C19)
     use the *trace* over coordinates (:func:`sample_shapley_compositions`).
 
-    ``n_samples`` is shap's ``nsamples`` per explained row (each sample evaluates the
-    model on 2 rows).  shap draws from numpy's global generator: it is seeded with
-    ``seed`` for the call and restored afterwards.  Cost, in model rows: ``m`` (the mean
-    over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
-    :attr:`ShapleyCompositions.prediction`); count it with :class:`lib.counting.CountingModel`.
+    ``X`` and ``background`` are the checked game's (:class:`lib.games.Game`, as in
+    :func:`exact_shapley_compositions`: DataFrames or arrays, columns matched by name); shap is given
+    codes of their values and the model the rows the game builds from them, so every value and dtype
+    reaches the model as it is.  ``n_samples`` is shap's ``nsamples`` per explained row (each sample
+    evaluates the model on 2 rows), at least ``2 d`` (shap gives each feature an even share: with
+    fewer, some get none and their values are NaN).  shap draws from numpy's global generator: it is seeded with
+    ``seed`` (an int, or a ``numpy.random.Generator``, which gives one:
+    :func:`lib.validation.check_seed`) for the call and restored afterwards.  Cost, in model rows: ``m``
+    (the mean over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
+    :attr:`ShapleyCompositions.prediction`), the result's ``model_rows``.
     """
-    if n_samples < 1:
-        raise ValueError("n_samples must be >= 1")
-    Xa, bg = check_finite_inputs(X, background)
-    V = None if basis is None else np.asarray(basis, dtype=float)
-    g = ilr_model(f, V)
-    shap = _import_shap()
-    state = np.random.get_state()
-    np.random.seed(int(seed))
-    try:
-        explainer = shap.SamplingExplainer(g, bg)
-        values = explainer.shap_values(Xa, nsamples=int(n_samples), silent=True)
-        base = np.asarray(explainer.expected_value, dtype=float)
-    finally:
-        np.random.set_state(state)
-    res = _shap_result(g, Xa, values, base, "shap-sampling", feature_names)
-    V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)
+    def estimate(game: Game) -> ShapleyResult:
+        count = check_budget(n_samples, "n_samples", 2 * game.d, "two samples per feature: with fewer, shap leaves "
+                             "some features without one and their values NaN")
+        state_seed = check_seed(seed)
+        Xc, Bc, model = _coded(game)
+        shap = _import_shap()
+        state = np.random.get_state()
+        np.random.seed(state_seed)
+        try:
+            explainer = shap.SamplingExplainer(model, Bc)
+            values = explainer.shap_values(Xc, nsamples=count, silent=True)
+            base = np.asarray(explainer.expected_value, dtype=float)
+        finally:
+            np.random.set_state(state)
+        return _shap_result(game, values, base, "shap-sampling")
+
+    res, V, class_names = _compositions(f, X, background, basis, output_names, None, estimate,
+                                        feature_names=feature_names, allow_nan=allow_nan)
+    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("max_evals", 14), seed="seed", output=False,
+             allow_nan=True)
 @renamed_keywords(class_names="output_names")
 def shap_permutation_compositions(
     f: Model,
@@ -700,10 +730,11 @@ def shap_permutation_compositions(
     background: Any,
     *,
     max_evals: int,
-    seed: int,
+    seed: int | np.random.Generator,
     basis: npt.ArrayLike | None = None,
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
+    allow_nan: bool = False,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.PermutationExplainer`` on ``ilr ∘ f``.
 
@@ -713,25 +744,26 @@ def shap_permutation_compositions(
     backward (antithetic).  Each ILR coordinate is a separate output; efficiency holds by
     construction (a telescoping sum).  ``max_evals`` counts *masked* evaluations, each of
     up to ``m`` model rows (shap skips rows whose masked value does not change); it must be
-    at least ``2 d + 1``.  shap's global generator is seeded with ``seed`` and restored.
-    One more evaluation of ``f(x)`` (``n`` rows) fills :attr:`ShapleyCompositions.prediction`.
+    at least ``2 d + 1``.  shap's global generator is seeded with ``seed`` (an int or a
+    ``numpy.random.Generator``) and restored.  One more evaluation of ``f(x)`` (``n`` rows)
+    fills :attr:`ShapleyCompositions.prediction`; ``model_rows`` counts them all.  ``X`` and
+    ``background`` as in :func:`shap_sampling_compositions` (the checked game's).
     """
-    Xa, bg = check_finite_inputs(X, background)
-    d = Xa.shape[1]
-    if max_evals < 2 * d + 1:
-        raise ValueError(
-            f"max_evals={max_evals} is less than one forward-and-backward permutation, 2 d + 1 = {2 * d + 1}"
-        )
-    V = None if basis is None else np.asarray(basis, dtype=float)
-    g = ilr_model(f, V)
-    shap = _import_shap()
-    state = np.random.get_state()
-    try:
-        masker = shap.maskers.Independent(bg, max_samples=len(bg))
-        explainer = shap.PermutationExplainer(g, masker, seed=int(seed))
-        ex = explainer(Xa, max_evals=int(max_evals), silent=True)
-    finally:
-        np.random.set_state(state)
-    res = _shap_result(g, Xa, ex.values, ex.base_values, "shap-permutation", feature_names)
-    V = sx.helmert_basis(res.outputs.shape[1] + 1) if V is None else sx.check_basis(V)
-    return ShapleyCompositions.from_ilr(res, res.values, V, output_names)
+    def estimate(game: Game) -> ShapleyResult:
+        evals = check_budget(max_evals, "max_evals", 2 * game.d + 1,
+                             "one forward-and-backward permutation, 2 d + 1")
+        state_seed = check_seed(seed)
+        Xc, Bc, model = _coded(game)
+        shap = _import_shap()
+        state = np.random.get_state()
+        try:
+            masker = shap.maskers.Independent(Bc, max_samples=len(Bc))
+            explainer = shap.PermutationExplainer(model, masker, seed=state_seed)
+            ex = explainer(Xc, max_evals=evals, silent=True)
+        finally:
+            np.random.set_state(state)
+        return _shap_result(game, ex.values, ex.base_values, "shap-permutation")
+
+    res, V, class_names = _compositions(f, X, background, basis, output_names, None, estimate,
+                                        feature_names=feature_names, allow_nan=allow_nan)
+    return ShapleyCompositions.from_ilr(res, res.values, V, class_names)

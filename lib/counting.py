@@ -22,13 +22,20 @@ __all__ = ["ANNOUNCE_FEATURES", "CountingModel", "cost_bar"]
 ANNOUNCE_FEATURES = 16
 
 
-def cost_bar(what: str, model_rows: int, total: float, unit: str) -> tqdm:
-    """A progress bar that says the call's cost up front: ``what: about N model rows``.
+def cost_bar(what: str, model_rows: int, total: float, unit: str, *, least: int | None = None) -> tqdm:
+    """A progress bar that says the call's cost up front: ``what: about N model rows`` when ``N`` is
+    the cost (within 1.25 times the rows spent), else, with ``least``, an estimate with its range:
+    ``what: between L and N model rows (an estimate: ...)``.
 
     ``total`` steps of ``unit`` (coalitions, fidelity evaluations); the caller updates it as the
-    work goes and closes it.  Written to stderr, as tqdm does.
+    work goes (and its ``total``, when the work turns out shorter, so that the bar ends full) and
+    closes it.  Written to stderr, as tqdm does.
     """
-    return tqdm(total=total, unit=unit, desc=f"{what}: about {int(model_rows):,} model rows", leave=True)
+    if least is None or least * 1.25 >= model_rows:
+        desc = f"{what}: about {int(model_rows):,} model rows"
+    else:
+        desc = f"{what}: between {int(least):,} and {int(model_rows):,} model rows (an estimate: the work depends on the data)"
+    return tqdm(total=total, unit=unit, desc=desc, leave=True)
 
 
 class CountingModel:

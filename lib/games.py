@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from lib.models import select_output
-from lib.validation import check_enumerable, check_inputs, model_columns
+from lib.models import choose_output
+from lib.validation import check_enumerable, check_inputs, common_dtypes, model_columns
+from lib.entry_points import entry_point
 
 __all__ = [
     "Game",
@@ -45,9 +46,12 @@ __all__ = [
     "as_game",
     "bitmask_rows",
     "coalition_values",
+    "describe_row",
     "evaluate",
+    "gather_rows",
     "interventional_game",
     "mix_rows",
+    "pool_rows",
 ]
 
 Model = Callable[[Any], Any]
@@ -72,56 +76,90 @@ def bitmask_rows(bitmasks: np.typing.ArrayLike, d: int) -> np.ndarray:
     return ((s[..., None] >> np.arange(d, dtype=np.int64)) & 1).astype(bool)
 
 
+def pool_rows(X: ArrayOrFrame, background: ArrayOrFrame | None = None) -> Any:
+    """The rows of ``X`` then those of ``background`` (same columns, same dtypes), as the table every
+    row a model is given is gathered from (:func:`gather_rows`): an array, or a DataFrame's columns
+    one array each (numpy, categorical or another extension array: the column's dtype kept)."""
+    if isinstance(X, pd.DataFrame):
+        both = X if background is None else pd.concat([X, background], ignore_index=True)
+        columns = list(both.columns)
+        arrays = [both.iloc[:, j].to_numpy() if isinstance(both.dtypes.iloc[j], np.dtype) else both.iloc[:, j].array
+                  for j in range(both.shape[1])]
+        return columns, arrays
+    return X if background is None else np.concatenate([X, background])
+
+
+def gather_rows(pool: Any, index: np.ndarray) -> ArrayOrFrame:
+    """The one hybrid-row builder of ``lib``: row ``r`` takes, in column ``j``, the value of row
+    ``index[r, j]`` of the pooled table (:func:`pool_rows`: ``X``'s rows, then the background's).
+
+    Every value is kept as it is: the pooled columns already have a dtype that holds both tables'
+    values (:func:`lib.validation.common_dtypes`), categorical columns stay categorical.  A
+    DataFrame comes back for DataFrames (a fresh ``RangeIndex``), an array for arrays."""
+    index = np.asarray(index, dtype=np.int64)
+    if isinstance(pool, tuple):
+        columns, arrays = pool
+        return pd.DataFrame({c: a.take(index[:, j]) for j, (c, a) in enumerate(zip(columns, arrays))},
+                            columns=columns) if columns else pd.DataFrame(index=pd.RangeIndex(len(index)))
+    return pool[index, np.arange(pool.shape[1])[None, :]] if index.size else np.empty(index.shape, pool.dtype)
+
+
 def mix_rows(xs: pd.DataFrame, donor: pd.DataFrame, keep: np.ndarray) -> pd.DataFrame:
     """Row ``r`` takes ``xs`` where ``keep[r, j]`` is True and ``donor`` elsewhere (aligned rows).
 
-    The one place where the book builds hybrid rows of DataFrames (the interventional
-    game, permutation sampling, typical-value replacements).  Column dtypes are kept:
-    categorical columns are mixed through their codes; a numerical column that receives
-    NaN (e.g. a "missing" replacement) in an integer column becomes float.
+    The game's builder (:func:`gather_rows`) on two aligned frames: each column takes a dtype that
+    holds the values of both (:func:`lib.validation.common_dtypes`: an integer column against float
+    values becomes float, a categorical one stays categorical).
     """
     if keep.shape != (len(xs), xs.shape[1]) or len(donor) != len(xs):
         raise ValueError("mix_rows needs aligned frames and a (rows, columns) mask")
-    cols = {}
-    for j, c in enumerate(xs.columns):
-        a, b = xs[c], donor[c]
-        if isinstance(a.dtype, pd.CategoricalDtype):
-            codes = np.where(keep[:, j], a.cat.codes.to_numpy(), b.cat.codes.to_numpy())
-            cols[c] = pd.Categorical.from_codes(codes, dtype=a.dtype)
-            continue
-        vals = np.where(keep[:, j], a.to_numpy(), b.to_numpy())
-        if pd.api.types.is_numeric_dtype(a.dtype) and not pd.api.types.is_bool_dtype(a.dtype):
-            try:
-                out = vals.astype(a.dtype)
-            except (TypeError, ValueError):  # NaN into an integer column
-                out = vals.astype(float)
-            if out.dtype.kind in "iu" and np.isnan(vals.astype(float)).any():
-                out = vals.astype(float)
-            cols[c] = out
-        else:
-            try:
-                cols[c] = pd.array(vals, dtype=a.dtype)
-            except (TypeError, ValueError):
-                cols[c] = vals
-    return pd.DataFrame(cols, columns=xs.columns)
+    xs, donor = common_dtypes(xs.reset_index(drop=True), donor.reset_index(drop=True)[list(xs.columns)])
+    r = np.arange(len(xs))[:, None]
+    return gather_rows(pool_rows(xs, donor), np.where(keep, r, len(xs) + r))
+
+
+def describe_row(rows: Any, r: int) -> str:
+    """Row ``r`` of a table of rows as the user reads it: ``{'age': 41, 'income': 2.5}`` (a DataFrame's
+    columns by name) or ``[41.0, 2.5]``."""
+    if isinstance(rows, pd.DataFrame):
+        values = {str(c): (v.item() if isinstance(v, np.generic) else v) for c, v in rows.iloc[r].items()}
+    else:
+        values = [v.item() if isinstance(v, np.generic) else v for v in np.asarray(rows)[r]]
+    text = repr(values)
+    return text if len(text) <= 240 else text[:237] + "..."
 
 
 def evaluate(f: Model, rows: ArrayOrFrame, n_rows: int) -> np.ndarray:
-    """``f(rows)`` as floats, checked: one output (or one row of ``k``) per row, all finite."""
-    out = np.asarray(f(rows), dtype=float)
+    """``f(rows)`` as floats, checked: one output (or one row of ``k``) per row, all finite.
+
+    A wrong shape, outputs that are not numbers, or NaN and infinite outputs raise ``ValueError``
+    naming the first row at fault (its values, columns by name), the output column and the remedy."""
+    raw = f(rows)
+    try:
+        out = np.asarray(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"the model returned outputs that are not numbers ({np.asarray(raw).dtype}, e.g. class "
+                         "labels): explain numbers, e.g. the model's predict_proba or decision_function") from None
     if out.ndim == 0 or out.shape[0] != n_rows or out.ndim > 2:
         raise ValueError(
             f"the model must map {n_rows} rows to an array of shape ({n_rows},) or "
-            f"({n_rows}, k); it returned shape {out.shape}"
+            f"({n_rows}, k); it returned shape {out.shape}: give a model that returns one output (or one row "
+            "of outputs) per row, e.g. predict_proba, or wrap it (lambda Z: f(Z).reshape(len(Z), -1))"
         )
-    if not np.all(np.isfinite(out)):
+    bad = ~np.isfinite(out)
+    if bad.any():
+        where = np.argwhere(bad)[0]
+        column = f", output column {int(where[1])}" if out.ndim == 2 else ""
+        n_bad = int(bad.reshape(len(out), -1).any(axis=1).sum())
         raise ValueError(
-            f"the model returned NaN or infinite outputs for {int((~np.isfinite(out)).sum())} "
-            "of the evaluated rows (e.g. log of a zero probability); explain a finite output"
+            f"the model returned NaN or infinite outputs on {n_bad} of the {n_rows} rows it was given, first on "
+            f"the row {describe_row(rows, int(where[0]))}{column}: explain a finite output (e.g. a probability "
+            "rather than its log where it is 0), or a model that gives one on every row"
         )
     return out
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True)
 class Game:
     """The interventional game of a model at the rows ``X``, against background rows: checked once.
 
@@ -138,21 +176,32 @@ class Game:
         A fitted classifier (its ``predict_proba``, one output per class) or a function of the rows
         (:func:`lib.models.as_model`).  It must not modify its input in place.
     X, background
-        Rows to explain ``(n, d)`` (one 1-D row is accepted) and background rows ``(m, d)``: both
-        arrays or both DataFrames.  DataFrame columns are matched **by name** — the background's
-        to ``X``'s, and both to the model's ``feature_names_in_`` if it has them (reordered; a
-        missing, extra or renamed column is refused); NaN and ±inf are refused in every dtype
-        with the row, the column (by name) and the remedy (:func:`lib.validation.check_inputs`).
+        Rows to explain ``(n, d)`` (a 1-D array is one row, a ``pd.Series`` one row with names) and
+        background rows ``(m, d)``: both arrays or both DataFrames.  DataFrame columns are matched
+        **by name** — the background's to ``X``'s, and both to the model's ``feature_names_in_`` if it
+        has them (reordered; a missing, extra, renamed or repeated column is refused); each column
+        takes one dtype that holds the values of both (an integer ``X`` against a float background:
+        float); NaN and ±inf are refused in every dtype with the row, the column (by name) and the
+        remedy (:func:`lib.validation.check_inputs`).  ``background=None``: ``X`` alone, checked the
+        same way, for a method that needs no background (its coalitions cannot be evaluated).
     output
-        The explained output (class), by the rule of every ``output=`` of ``lib``
-        (:func:`lib.models.output_index`: a label of ``classes_`` or of ``output_names``, else a
-        column index); ``None``: every output of the model.
+        The explained output (class), by the one class rule of ``lib`` (:func:`lib.models.choose_output`:
+        a label of ``classes_`` or of ``output_names``, else a column index).
+    output_default
+        What ``output=None`` means for the method building the game, one of
+        :data:`lib.models.DEFAULT_OUTPUTS` (default ``"all"``: every output of the model).
     feature_names, output_names
         Labels for arrays and callables; by default a DataFrame's columns and a classifier's classes.
     allow_nan
         Let missing values through to the model (one that handles them); infinite values never.
+        ``None``: the method offers no ``allow_nan`` (the message says to impute).
+        ``allow_nan_background`` decides it for the background alone (default: as ``X``);
+        ``nan_remedy``: the remedy the message of a missing value gives, for a method that takes
+        ``allow_nan`` another way.
     max_rows_per_call
         The most rows one model call is given (memory stays bounded).
+    names
+        The names of the two tables in the messages (default ``("X", "background")``).
 
     Attributes
     ----------
@@ -162,6 +211,9 @@ class Game:
         Rows explained, features, background rows.
     feature_names, output_names
         ``list[str]`` or ``None``.
+    output_index, classes
+        The column explained (``None``: every output, or a function's positive one) and a
+        classifier's ``classes_`` (else ``None``).
     model_rows
         The model rows evaluated so far through :meth:`f` (every method of the game): what a
         budget counts.
@@ -169,25 +221,37 @@ class Game:
 
     def __init__(self, model: Any, X: Any, background: Any, *, output: Any = None,
                  feature_names: Sequence[str] | None = None, output_names: Sequence[str] | None = None,
-                 allow_nan: bool = False, max_rows_per_call: int = 2**16) -> None:
+                 allow_nan: bool | None = False, max_rows_per_call: int = 2**16, output_default: str = "all",
+                 names: tuple[str, str] = ("X", "background"), allow_nan_background: bool | None = None,
+                 nan_remedy: str | None = None) -> None:
         if isinstance(max_rows_per_call, bool) or not isinstance(max_rows_per_call, (int, np.integer)) \
                 or max_rows_per_call < 1:
             raise ValueError(f"max_rows_per_call must be an integer >= 1, got {max_rows_per_call!r}")
-        function, names = select_output(model, output, output_names)
-        columns = model_columns(model) if isinstance(X, pd.DataFrame) else None
-        self.X, self.background = check_inputs(X, background, allow_nan, columns)
+        choice = choose_output(model, output, output_names, default=output_default)
+        frame = isinstance(X, (pd.DataFrame, pd.Series))
+        columns = model_columns(model) if frame else None
+        self.X, self.background = check_inputs(X, background, allow_nan, columns, names=names,
+                                               allow_nan_background=allow_nan_background, nan_remedy=nan_remedy)
         self.n, self.d = self.X.shape
-        self.m = self.background.shape[0]
+        self.m = self.background.shape[0] if self.background is not None else 0
+        self.names = names
         self.feature_names = _feature_names(self.X, feature_names)
-        self.output_names = names
+        self.output_names = choice.names
+        self.output_index = choice.index
+        self.classes = choice.classes
         self.allow_nan = bool(allow_nan)
         self.max_rows_per_call = int(max_rows_per_call)
         self.model_rows = 0
-        self._function = function
+        self._function = choice.function
         self._k_shape: tuple[int, ...] | None = None
 
     def __repr__(self) -> str:
         return f"Game(n={self.n}, d={self.d}, m={self.m}, model={self._function!r})"
+
+    def _needs_background(self) -> np.ndarray | pd.DataFrame:
+        if self.background is None:
+            raise ValueError("this game has no background rows: give background rows to evaluate its coalitions")
+        return self.background
 
     @property
     def is_frame(self) -> bool:
@@ -220,7 +284,7 @@ class Game:
     @cached_property
     def background_outputs(self) -> np.ndarray:
         """``f(b)`` of every background row, ``(m[, k])`` (``m`` model rows, once)."""
-        return self.call(self.background)
+        return self.call(self._needs_background())
 
     @property
     def base_values(self) -> np.ndarray:
@@ -229,13 +293,58 @@ class Game:
 
     # -- hybrid rows ---------------------------------------------------------------------------
 
+    @cached_property
+    def pool(self) -> Any:
+        """``X``'s rows then the background's, in one dtype per column (:func:`pool_rows`): every row the
+        model is given is gathered from it (:meth:`rows`)."""
+        return pool_rows(self.X, self.background)
+
+    def rows(self, index: np.ndarray) -> ArrayOrFrame:
+        """The rows whose column ``j`` is row ``index[r, j]`` of :attr:`pool` (``X``'s rows ``0 .. n-1``,
+        then the background's ``n .. n+m-1``), as the model takes them: the one hybrid-row builder
+        (:func:`gather_rows`), every value kept."""
+        return gather_rows(self.pool, index)
+
     def hybrid(self, rows: np.ndarray, masks: np.ndarray, donors: np.ndarray) -> ArrayOrFrame:
         """The hybrid rows: row ``r`` takes ``X[rows[r]]`` where ``masks[r]`` is True and the
-        background row ``donors[r]`` elsewhere (``masks`` ``(r, d)`` booleans).  The one place
-        hybrid rows are built (DataFrames through :func:`mix_rows`, dtypes kept)."""
-        if self.is_frame:
-            return mix_rows(self.X.iloc[rows], self.background.iloc[donors], masks)
-        return np.where(masks, self.X[rows], self.background[donors])
+        background row ``donors[r]`` elsewhere (``masks`` ``(r, d)`` booleans), through :meth:`rows`."""
+        rows, donors = np.asarray(rows, dtype=np.int64), np.asarray(donors, dtype=np.int64)
+        if not self.is_frame:  # the same rows as rows() gives, gathered row by row (X and the background
+            return np.where(masks, self.X[rows], self.background[donors])  # share one dtype): faster
+        return self.rows(np.where(masks, rows[:, None], self.n + donors[:, None]))
+
+    @cached_property
+    def _dense_codes(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Each pooled row's values as dense codes ``0 .. u_j - 1`` per column (equal iff the values are
+        equal) and, per column, the pooled row of each code's first occurrence."""
+        cx, cb = self.codes
+        both = np.concatenate([cx, cb]) if self.background is not None else cx
+        dense = np.empty(both.shape, dtype=np.int64)
+        first = []
+        for j in range(both.shape[1]):
+            _, index, inverse = np.unique(both[:, j], return_index=True, return_inverse=True)
+            dense[:, j] = inverse.reshape(-1)
+            first.append(index.astype(np.int64))
+        return dense, first
+
+    def encoded(self) -> tuple[np.ndarray, np.ndarray]:
+        """``X`` and the background as float arrays of codes, equal iff the values are (per column):
+        what a tool that mixes rows itself (shap's explainers) is given, so that :meth:`decode` builds
+        the rows the model sees, with every value and dtype kept."""
+        dense, _ = self._dense_codes
+        return dense[: self.n].astype(float), dense[self.n:].astype(float)
+
+    def decode(self, codes: Any) -> ArrayOrFrame:
+        """The rows of a table of codes (:meth:`encoded`, mixed by another tool), as the model takes them
+        (:meth:`rows`)."""
+        Z = np.asarray(codes, dtype=float)
+        if Z.ndim == 1:
+            Z = Z[None, :]
+        _, first = self._dense_codes
+        index = np.empty(Z.shape, dtype=np.int64)
+        for j in range(Z.shape[1]):
+            index[:, j] = first[j][Z[:, j].astype(np.int64)]
+        return self.rows(index)
 
     def evaluate(self, rows: np.ndarray, masks: np.ndarray, donors: np.ndarray) -> np.ndarray:
         """The model on the hybrid rows :meth:`hybrid` ``(rows, masks, donors)``: ``(r[, k])``, in
@@ -254,7 +363,8 @@ class Game:
         ``(m, d)`` for the background.  Integers and booleans are their own codes; a categorical
         column gives its category codes (``-1`` for a missing value); any other column its values'
         ranks (missing values equal to each other)."""
-        X, background = self.X, self.background
+        X = self.X
+        background = self.background if self.background is not None else X.iloc[:0] if self.is_frame else X[:0]
         if isinstance(X, pd.DataFrame):
             cx, cb = np.empty(X.shape, dtype=np.int64), np.empty(background.shape, dtype=np.int64)
             for j, c in enumerate(X.columns):
@@ -293,6 +403,7 @@ class Game:
         order.  ``m`` model rows per coalition per explained row, in calls of whole coalitions of at
         most about ``max_rows_per_call`` rows.  Returns ``(n, c[, k])``.
         """
+        self._needs_background()
         n, m, c = self.n, self.m, masks.shape[0]
         per_call = max(1, self.max_rows_per_call // m)
         result: np.ndarray | None = None
@@ -317,6 +428,22 @@ class Game:
         unique_rev, inverse = np.unique(masks[:, ::-1], axis=0, return_inverse=True)
         values = self.coalition_values(np.ascontiguousarray(unique_rev[:, ::-1]))
         return values[:, np.asarray(inverse).reshape(-1)]
+
+
+def as_game(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
+    """The checked game of a public call: ``Game(model, X, background, **given)``, or the :class:`Game`
+    passed as ``model`` (then nothing else describes it: ``X``, ``background`` and the options left out,
+    else ``ValueError`` naming ``what``, the function called)."""
+    if not isinstance(model, Game):
+        return Game(model, X, background, **given)
+    defaults = {"allow_nan": False, "max_rows_per_call": 2**16, "output_default": None, "names": None,
+                "allow_nan_background": None, "nan_remedy": None}
+    extra = [k for k, v in (("X", X), ("background", background), *given.items())
+             if v is not None and not (k in defaults and (defaults[k] is None or v == defaults[k]))]
+    if extra:
+        raise ValueError(f"{what} got a Game and {extra}: a Game already holds its rows, background and "
+                         "options; give either a Game, or the model, X and background")
+    return model
 
 
 def _feature_names(X: ArrayOrFrame, given: Sequence[str] | None) -> list[str] | None:
@@ -354,6 +481,7 @@ def as_coalition_masks(coalitions: Any, d: int) -> np.ndarray:
     return np.array([[(s >> j) & 1 for j in range(d)] for s in ints], dtype=bool)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True, example={"coalitions": [0, 1, 6, 7]})
 def coalition_values(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -382,6 +510,7 @@ def coalition_values(
     return game.values(coalitions)
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True)
 def interventional_game(
     f: Model,
     X: ArrayOrFrame | np.typing.ArrayLike,
@@ -446,18 +575,3 @@ def interventional_game(
     out = np.full((n, 2**d) + values.shape[2:], np.nan)
     out[:, chosen] = values
     return out
-
-
-def as_game(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
-    """The checked game of a public call: built from ``(model, X, background, **given)``, or the
-    :class:`Game` passed as ``model`` (then nothing else may describe it: ``what`` names the
-    function in the message that refuses both)."""
-    if not isinstance(model, Game):
-        return Game(model, X, background, **given)
-    extra = [k for k, v in (("X", X), ("background", background), *given.items())
-             if v is not None and not (k == "allow_nan" and v is False) and not (k == "max_rows_per_call"
-                                                                                 and v == 2**16)]
-    if extra:
-        raise ValueError(f"{what} got a Game and {extra}: a Game already holds its rows, background and "
-                         "options; give either a Game, or the model, X and background")
-    return model

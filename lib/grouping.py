@@ -28,11 +28,14 @@ from scipy import stats
 
 from lib.coalitional import Groups, check_groups
 from lib.counting import ANNOUNCE_FEATURES, cost_bar
+from lib.games import Game, describe_row
 from lib.models import renamed_keywords
-from lib.validation import check_finite
+from lib.validation import check_budget, check_finite, check_seed
+from lib.entry_points import entry_point
 
 __all__ = [
     "ALL_METHODS",
+    "FoundGroups",
     "GROUP_METHODS",
     "TIE_RTOL",
     "canonical_components",
@@ -78,7 +81,7 @@ def numeric_matrix(X: Any) -> np.ndarray:
         A = raw.astype(float)
     if A.ndim != 2 or A.shape[0] < 3 or A.shape[1] < 1:
         raise ValueError(f"need a 2-D table with at least 3 rows and 1 attribute, got shape {A.shape}")
-    check_finite(X if isinstance(X, pd.DataFrame) else A, "X")
+    check_finite(X if isinstance(X, pd.DataFrame) else A, "X", allow_nan=None)
     return A
 
 
@@ -354,6 +357,8 @@ GROUP_METHODS: dict[str, Callable[[Any, float], Groups]] = {
 ALL_METHODS: tuple[str, ...] = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman", "Model")
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False,
+             example={"method": "Model", "alpha": 0.1})
 def find_groups(
     X: Any,
     method: str,
@@ -367,6 +372,7 @@ def find_groups(
     The data-driven methods (:data:`GROUP_METHODS`) need only ``X``; ``"Model"``
     (Algorithm 1, :func:`model_groups`) also needs the model's ``predict`` and takes
     the keyword options of :func:`model_groups` (``seed``, ``fidelity_rows``, ``progress``).
+    Returns the groups as :class:`FoundGroups` (a tuple of groups, and the model rows spent).
     """
     if method == "Model":
         if predict is None:
@@ -377,7 +383,8 @@ def find_groups(
     if model_options:
         raise ValueError(f"options {sorted(model_options)} only apply to the model-based method")
     numeric_matrix(X)  # labels, NaN and inf refused with the column, the row and the remedy
-    return GROUP_METHODS[method](X, alpha)
+    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
+    return FoundGroups(GROUP_METHODS[method](X, alpha), model_rows=0, feature_names=names)
 
 
 # ---------------------------------------------------------------------------
@@ -385,15 +392,76 @@ def find_groups(
 # ---------------------------------------------------------------------------
 
 
-def _take_rows(X: Any, columns_rows: list[np.ndarray]) -> Any:
-    """Column ``j`` of the result is column ``j`` of ``X`` at rows ``columns_rows[j]``."""
-    if isinstance(X, pd.DataFrame):
-        return pd.DataFrame(
-            {c: X[c].iloc[columns_rows[j]].reset_index(drop=True) for j, c in enumerate(X.columns)},
-            columns=X.columns,
-        )
-    A = np.asarray(X)
-    return np.column_stack([A[columns_rows[j], j] for j in range(A.shape[1])])
+class FoundGroups(tuple):  # type: ignore[type-arg]
+    """Groups found by a §4 method: a tuple of groups, each a sorted tuple of attribute indices (as
+    :data:`lib.coalitional.Groups`), which also records the model rows spent finding them
+    (``model_rows``: 0 for the data-driven methods) and the attributes' names (``feature_names``: a
+    DataFrame's columns in the order the indices read, else ``None``)."""
+
+    model_rows: int
+    feature_names: list[str] | None
+
+    def __new__(cls, groups: Any, model_rows: int = 0, feature_names: list[str] | None = None) -> FoundGroups:
+        found = super().__new__(cls, tuple(tuple(g) for g in groups))
+        found.model_rows = int(model_rows)
+        found.feature_names = None if feature_names is None else [str(c) for c in feature_names]
+        return found
+
+    def named(self) -> list[list[str]]:
+        """The groups by the attributes' names (``x0, x1, …`` for an array)."""
+        names = self.feature_names or [f"x{i}" for i in range(1 + max((i for g in self for i in g), default=-1))]
+        return [[names[i] for i in g] for g in self]
+
+
+def _labels_model(predict: Any) -> Callable[[Any], Any]:
+    """The function whose labels the fidelity compares: ``predict`` itself, or a fitted classifier's
+    ``predict`` (not its ``predict_proba``: the fidelity compares predicted classes)."""
+    if not callable(predict) and callable(getattr(predict, "predict", None)):
+        return predict.predict
+    if not callable(predict):
+        raise ValueError(f"predict must be the model's predict (rows -> class labels), got {type(predict).__name__}")
+    return predict
+
+
+def _game(predict: Any, X: Any) -> Game:
+    """The checked game of a grouping call (:class:`lib.games.Game`, no background): ``X``'s columns
+    matched by name to the model's, NaN and ±inf refused with the row, the column and the remedy."""
+    game = Game(_labels_model(predict), X, None, allow_nan=None)
+    if game.n < 2 or game.d < 1:
+        raise ValueError(f"X must be a 2-D table with at least 2 rows and 1 attribute, got shape {(game.n, game.d)}: "
+                         "give at least 2 rows (the fidelity swaps values between rows)")
+    return game
+
+
+def _predicted(game: Game, index: np.ndarray) -> np.ndarray:
+    """The model's labels of the rows ``index`` builds (:meth:`lib.games.Game.rows`), counted: one per
+    row, none missing (a missing label would never equal itself and count as a changed prediction)."""
+    rows = game.rows(index)
+    labels = np.asarray(game.f(rows))
+    if labels.shape != (len(index),):
+        raise ValueError(f"predict must return one label per row: {len(index)} rows gave shape {labels.shape}; pass "
+                         "the model's predict (class labels), not predict_proba")
+    missing = np.asarray(pd.isna(labels), dtype=bool)
+    if missing.any():
+        raise ValueError(f"predict returned a missing label (NaN) on {int(missing.sum())} of the {len(labels)} rows it "
+                         f"was given, first on the row {describe_row(rows, int(np.flatnonzero(missing)[0]))}: give "
+                         "a model that predicts a class for every row")
+    return labels
+
+
+def _fidelity(game: Game, rows: np.ndarray, groups: Sequence[Sequence[Any]], labels: np.ndarray, seed: int) -> float:
+    """:func:`permutation_fidelity` of the game's rows ``rows`` (positions in its ``X``); groups of
+    attribute indices, or of a DataFrame's column names."""
+    d = game.d
+    by_name = game.is_frame and any(not isinstance(a, (int, np.integer)) or isinstance(a, bool)
+                                    for g in groups for a in g)
+    gs = check_groups(groups, list(game.X.columns) if by_name else d)
+    index = np.empty((len(rows), d), dtype=np.int64)
+    for g in gs:
+        perm = _group_permutation(g, labels, seed)
+        for i in g:
+            index[:, i] = rows[perm]
+    return float(np.mean(_predicted(game, index) == labels))
 
 
 def _group_permutation(group: tuple[int, ...], labels: np.ndarray, seed: int) -> np.ndarray:
@@ -417,6 +485,8 @@ def _group_permutation(group: tuple[int, ...], labels: np.ndarray, seed: int) ->
     return perm
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False,
+             example={"groups": [[0, 1], [2]]}, features=("groups",))
 def permutation_fidelity(
     predict: Callable[[Any], Any],
     X: Any,
@@ -444,29 +514,22 @@ def permutation_fidelity(
     X
         The rows on which the fidelity is measured (array or DataFrame).
     groups
-        A partition of the attributes (each attribute in exactly one group).
+        A partition of the attributes (each attribute in exactly one group), by index or, for a
+        DataFrame ``X``, by column name.
     labels
         ``predict(X)``, if already known (saves one call).
     seed
         Seed of the permutations (see :func:`_group_permutation`).
     """
-    Xv = X if isinstance(X, pd.DataFrame) else np.asarray(X)
-    if Xv.ndim != 2 or Xv.shape[0] < 2 or Xv.shape[1] < 1:
-        raise ValueError(f"X must be a 2-D table with at least 2 rows, got shape {Xv.shape}")
-    d = Xv.shape[1]
-    gs = check_groups(groups, d)
-    lab = np.asarray(predict(Xv)) if labels is None else np.asarray(labels)
-    if lab.shape != (Xv.shape[0],):
-        raise ValueError(f"labels must have one entry per row: {lab.shape} vs {Xv.shape[0]} rows")
-    columns_rows: list[np.ndarray] = [np.empty(0, np.int64)] * d
-    for g in gs:
-        perm = _group_permutation(g, lab, seed)
-        for i in g:
-            columns_rows[i] = perm
-    new = np.asarray(predict(_take_rows(Xv, columns_rows)))
-    return float(np.mean(new == lab))
+    game = _game(predict, X)
+    rows = np.arange(game.n)
+    lab = _predicted(game, rows[:, None].repeat(game.d, axis=1)) if labels is None else np.asarray(labels)
+    if lab.shape != (game.n,):
+        raise ValueError(f"labels must have one entry per row: {lab.shape} vs {game.n} rows")
+    return _fidelity(game, rows, groups, lab, check_seed(seed))
 
 
+@entry_point(model="predict", rows=("X",), kind="labels", seed="seed", output=False, example={"alpha": 0.1})
 @renamed_keywords(max_rows="fidelity_rows")
 def model_groups(
     predict: Callable[[Any], Any],
@@ -527,13 +590,16 @@ def model_groups(
     Parameters
     ----------
     predict
-        The model's ``predict`` (rows -> labels).
+        The model's ``predict`` (rows -> labels), or a fitted classifier (its ``predict``).
     X
-        Rows used to measure fidelities (array or DataFrame with the model's columns).
+        Rows used to measure fidelities (array or DataFrame), the checked game's
+        (:class:`lib.games.Game`, no background): columns matched by name to the model's, NaN and
+        ±inf refused; the swapped rows are built by the game's one builder.
     alpha
         The threshold ``δ`` in ``(0, 1)`` (the paper uses ``α ∈ (0, 0.5)``).
     seed
-        Seed of the row sample and of the permutations.
+        Seed of the row sample and of the permutations: an int, or a ``numpy.random.Generator``
+        that gives one (:func:`lib.validation.check_seed`).
     fidelity_rows
         Measure fidelities on at most this many rows (a seeded sample).  ``max_rows=``, its old
         name, is deprecated: everywhere else in ``lib`` a ``max_rows`` is a budget of model rows per
@@ -542,34 +608,39 @@ def model_groups(
         If a list is given, one dict per fidelity evaluated is appended
         (``groups``, ``fidelity``) — for inspection and cost counting.
     progress
-        Say the estimated cost (at most ``n (2 + d (d + 3) / 2)`` model rows for ``n`` rows and ``d``
-        attributes: one ``predict`` of ``n`` rows per fidelity) before starting and show a progress
-        bar of the fidelity evaluations (:func:`lib.counting.cost_bar`); ``None`` (default): when
-        ``d`` is over :data:`lib.counting.ANNOUNCE_FEATURES`.
+        Say the cost before starting, an estimate with its range (one ``predict`` of ``n`` rows per
+        fidelity: at least ``3 n`` model rows, at most ``n (2 + d + d (d + 1) (d + 2) / 6)`` for ``n``
+        rows and ``d`` attributes, the most Algorithm 1 can ask: :func:`_most_fidelities`), and show a
+        progress bar of the fidelity evaluations (:func:`lib.counting.cost_bar`) whose total comes
+        down, as the groups are fixed, to the fidelities asked; ``None`` (default): when ``d`` is
+        over :data:`lib.counting.ANNOUNCE_FEATURES`.
+
+    Returns
+    -------
+    FoundGroups
+        The groups, and ``model_rows``: the rows given to ``predict``.
     """
     delta = _check_alpha(alpha)
-    Xv = X if isinstance(X, pd.DataFrame) else np.asarray(X)
-    if Xv.ndim != 2 or Xv.shape[0] < 2 or Xv.shape[1] < 1:
-        raise ValueError(f"X must be a 2-D table with at least 2 rows, got shape {Xv.shape}")
-    check_finite(Xv, "X")
+    game = _game(predict, X)
+    seed = check_seed(seed)
+    rows = np.arange(game.n)
     if fidelity_rows is not None:
-        if fidelity_rows < 2:
-            raise ValueError(f"fidelity_rows must be at least 2, got {fidelity_rows}")
-        if Xv.shape[0] > fidelity_rows:
-            keep = np.sort(np.random.default_rng([int(seed), 1]).choice(Xv.shape[0], fidelity_rows, replace=False))
-            Xv = Xv.iloc[keep].reset_index(drop=True) if isinstance(Xv, pd.DataFrame) else Xv[keep]
-    d = Xv.shape[1]
-    evaluations = 1 + d * (d + 3) // 2           # an upper bound of the fidelities Algorithm 1 asks for
-    bar = (cost_bar(f"model-based grouping of {d} attributes on {len(Xv)} rows", len(Xv) * (1 + evaluations),
-                    evaluations, "fidelity") if (progress if progress is not None else d > ANNOUNCE_FEATURES) else None)
-    labels = np.asarray(predict(Xv))
+        fidelity_rows = check_budget(fidelity_rows, "fidelity_rows", 2)
+        if game.n > fidelity_rows:
+            rows = np.sort(np.random.default_rng([seed, 1]).choice(game.n, fidelity_rows, replace=False))
+    d = game.d
+    most = 1 + _most_fidelities(d)                # the singletons' fidelity, then the rounds
+    bar = (cost_bar(f"model-based grouping of {d} attributes on {len(rows)} rows", len(rows) * (1 + most), most,
+                    "fidelity", least=len(rows) * 3)
+           if (progress if progress is not None else d > ANNOUNCE_FEATURES) else None)
+    labels = _predicted(game, rows[:, None].repeat(d, axis=1))
     memo: dict[frozenset[tuple[int, ...]], float] = {}
 
     def fid(groups: list[list[int]]) -> float:
         parts = [tuple(sorted(g)) for g in groups if len(g) > 0]
         key = frozenset(parts)
         if key not in memo:
-            memo[key] = permutation_fidelity(predict, Xv, parts, labels=labels, seed=seed)
+            memo[key] = _fidelity(game, rows, parts, labels, seed)
             if bar is not None:
                 bar.update(1)
             if trace is not None:
@@ -581,6 +652,9 @@ def model_groups(
     A: list[int] = []
     threshold = fid([[i] for i in range(d)]) + delta
     while R or A:
+        if bar is not None:  # its total: what is done, and the most the rest can ask
+            bar.total = bar.n + _most_fidelities(len(R), len(A))
+            bar.refresh()
         fixed = [[i] for g in sigma for i in g]
         if not A and fid([R] + fixed) < threshold:
             sigma.extend((i,) for i in R)
@@ -597,6 +671,18 @@ def model_groups(
         else:
             R = [i for i in R if i != best_j]
             A = A + [best_j]
-    if bar is not None:
+    if bar is not None:  # the fidelities asked: the bar ends full
+        bar.total = bar.n
         bar.close()
-    return tuple(sigma)
+    return FoundGroups(sigma, model_rows=game.model_rows, feature_names=game.feature_names)
+
+
+def _most_fidelities(r: int, a: int = 0) -> int:
+    """The most fidelities Algorithm 1 (:func:`model_groups`) can still ask for, with ``|R| = r`` and
+    ``|A| = a`` at the top of its loop.  A round that starts with ``A`` empty tests ``R`` together once,
+    then asks ``|R|`` fidelities per removal until ``R`` is fixed (at most ``1 + r (r + 1) / 2``), and
+    the next round starts from ``A`` (at most ``r - 1`` attributes); a round under way (``A`` not
+    empty) asks at most ``r (r + 1) / 2`` more, then the next starts from at most ``a + r - 1``."""
+    def chain(k: int) -> int:  # fresh rounds from k attributes, each removing as far as it can
+        return sum(1 + j * (j + 1) // 2 for j in range(1, k + 1))
+    return chain(r) if a == 0 else r * (r + 1) // 2 + chain(a + r - 1)

@@ -53,7 +53,9 @@ from .models import renamed_keywords
 from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .ranks import tie_grid
 from .result import ShapleyResult
-from .validation import check_inputs
+from .games import as_game
+from .validation import check_budget, check_seed
+from .entry_points import entry_point
 
 __all__ = [
     "OUTPUTS",
@@ -263,16 +265,19 @@ def _quiet_shap_logger() -> Iterator[None]:
         logger.setLevel(level)
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("nsamples", 10), seed="seed", allow_nan=True)
 def kernel_shap(
     f: Callable[[Any], Any],
-    X: np.typing.ArrayLike,
-    background: np.typing.ArrayLike,
+    X: Any,
+    background: Any,
     *,
-    seed: int,
+    seed: int | np.random.Generator,
     nsamples: int | Literal["auto"] = "auto",
     l1_reg: bool | str | float = False,
     link: Literal["identity", "logit"] = "identity",
     progress: bool = False,
+    output: Any = None,
+    allow_nan: bool = False,
 ) -> ShapleyResult:
     """KernelSHAP estimates (Lundberg & Lee, 2017) of the Shapley values of ``f``, as
     Lemaire et al. use them in §5.3 (Table 3), with shap's pitfalls handled:
@@ -288,41 +293,45 @@ def kernel_shap(
     * ``link="identity"`` by default: ``link="logit"`` explains ``logit(E_b[p])``, not
       ``E_b[logit p]`` — another game, not Eq. (L10)'s (see the chapter's notebook);
     * seeded: shap draws coalitions from numpy's *global* generator, which is seeded with
-      ``seed`` for this call and restored afterwards;
+      ``seed`` for this call and restored afterwards (an int, or a ``numpy.random.Generator``,
+      which gives one: :func:`lib.validation.check_seed`);
     * ``nsamples="auto"`` is shap's ``2 d + 2048``; when it reaches ``2**d - 2`` every
       coalition is enumerated and the estimate is the exact Shapley value of the game
       with this background;
-    * multi-output ``f`` (``(r, k)``): values ``(n, d, k)``, shap's current shape.
+    * multi-output ``f`` (``(r, k)``): values ``(n, d, k)``, shap's current shape;
+    * ``f`` (a fitted classifier or a function of the rows), ``X`` and ``background`` are the
+      checked game's (:class:`lib.games.Game`, as every explainer of ``lib``: DataFrames or
+      arrays, columns matched by name, one dtype per column holding both, NaN and ±inf refused
+      unless ``allow_nan``; ``output=`` picks a class); shap is given codes of the values, equal
+      where the values are, and the model the rows the game builds from them.
 
     Returns
     -------
     ShapleyResult
         ``values`` ``(n, d)`` or ``(n, d, k)``; ``base_values`` shap's ``expected_value``
-        (the mean output over the background), ``outputs`` ``f(X)``.
+        (the mean output over the background), ``outputs`` ``f(X)``; ``model_rows`` the rows
+        the model was given.
     """
     import shap  # imported lazily: importing shap is slow
 
-    X = np.asarray(X)
-    background = np.asarray(background)
-    if X.ndim != 2 or background.ndim != 2:
-        raise ValueError(f"X and background must be 2-D arrays, got shapes {X.shape} and {background.shape}")
-    X, background = check_inputs(X, background)
-    for name, arr in (("X", X), ("background", background)):
-        if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
-            raise ValueError(f"{name} has NaN or infinite values")
-    if nsamples != "auto" and (int(nsamples) != nsamples or nsamples < 2):
-        raise ValueError(f"nsamples must be 'auto' or an integer >= 2, got {nsamples!r}")
+    game = as_game(f, X, background, "kernel_shap", output=output, allow_nan=allow_nan)
+    state_seed = check_seed(seed)
+    if nsamples != "auto":
+        nsamples = check_budget(nsamples, "nsamples", 2)
     if link not in ("identity", "logit"):
         raise ValueError(f"link must be 'identity' or 'logit', got {link!r}")
-    with _quiet_shap_logger(), _seeded_global_numpy(seed):
-        explainer = shap.KernelExplainer(f, background, link=link)
-        if explainer.data.data.shape[0] != background.shape[0]:  # pragma: no cover - shap's behaviour
+    Xc, Bc = game.encoded()
+    with _quiet_shap_logger(), _seeded_global_numpy(state_seed):
+        explainer = shap.KernelExplainer(lambda Z: game.call(game.decode(Z)), Bc, link=link)
+        if explainer.data.data.shape[0] != Bc.shape[0]:  # pragma: no cover - shap's behaviour
             raise RuntimeError("shap did not keep the whole background")
-        values = np.asarray(explainer.shap_values(X, nsamples=nsamples, l1_reg=l1_reg, silent=not progress))
-    outputs = np.asarray(f(X), dtype=float)
+        values = np.asarray(explainer.shap_values(Xc, nsamples=nsamples, l1_reg=l1_reg, silent=not progress))
+    outputs = game.outputs
     base = np.broadcast_to(np.asarray(explainer.expected_value, dtype=float), outputs.shape).copy()
-    return ShapleyResult(values=values, base_values=base, outputs=outputs, data=X,
-                         method=f"kernelshap-nsamples-{nsamples}")
+    return ShapleyResult(values=values.reshape((game.n, game.d) + outputs.shape[1:]), base_values=base,
+                         outputs=outputs, data=game.X, feature_names=game.feature_names,
+                         output_names=game.output_names, method=f"kernelshap-nsamples-{nsamples}",
+                         model_rows=game.model_rows)
 
 
 # ---------------------------------------------------------------------------

@@ -12,9 +12,12 @@ its model through :func:`as_model`, which accepts
 
 The explained class (or output) is chosen everywhere with one keyword, ``output=``, read by one
 rule (:func:`output_index`): a label of the classifier's ``classes_`` (or of the outputs' names),
-else a column index.  :func:`select_output` narrows a model to that column; :func:`renamed_keywords`
-keeps the old names of that keyword (``positive=``, ``class_names=``) working for one release,
-with a ``DeprecationWarning``.
+else a column index.  :func:`choose_output` narrows a model to that column, and says what
+``output=None`` means for each method: one of the few defaults of :data:`DEFAULT_OUTPUTS` (every
+output, the positive class, the positive class of a binary classifier else every class, or none);
+every explainer passes its ``output=`` through it, once, when it builds its game
+(:class:`lib.games.Game`).  :func:`renamed_keywords` keeps the old names of that keyword
+(``positive=``, ``class_names=``) working for one release, with a ``DeprecationWarning``.
 
 Anything else raises a ``ValueError`` that names ``predict_proba``. A classifier fitted on a
 single class, or a ``predict_proba`` that returns another number of columns than the classifier
@@ -27,12 +30,13 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
-__all__ = ["ClassifierFunction", "as_model", "model_and_output_names", "output_index", "renamed_keywords",
-           "select_output"]
+__all__ = ["ClassifierFunction", "DEFAULT_OUTPUTS", "OutputChoice", "as_model", "choose_output",
+           "model_and_output_names", "output_index", "renamed_keywords", "select_output"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -206,6 +210,7 @@ class _Column:
 
     def __init__(self, f: Model, k: int) -> None:
         self.f, self.k = f, k
+        self.__wrapped__ = f  # the model's columns (lib.validation.model_columns)
 
     def __call__(self, Z: Any) -> np.ndarray:
         out = np.asarray(self.f(Z), dtype=float)
@@ -219,21 +224,97 @@ class _Column:
         return f"column {self.k} of {self.f!r}"
 
 
+class _Positive:
+    """A function's positive output (``output=None`` under the ``"positive"`` default): its one output,
+    or column 1 of two; any other width is refused with the remedy (name it with ``output=``)."""
+
+    def __init__(self, f: Model) -> None:
+        self.f = f
+        self.__wrapped__ = f  # the model's columns (lib.validation.model_columns)
+
+    def __call__(self, Z: Any) -> np.ndarray:
+        out = np.asarray(self.f(Z), dtype=float)
+        if out.ndim == 1 or (out.ndim == 2 and out.shape[1] == 1):
+            return out.reshape(len(out))
+        if out.ndim == 2 and out.shape[1] == 2:
+            return out[:, 1]
+        raise ValueError(f"the model returns outputs of shape {out.shape}: without output=, this method explains "
+                         "a function's one output or the second of two columns (the positive class); say which "
+                         "column to explain with output= (a column index)")
+
+    def __repr__(self) -> str:
+        return f"the positive output of {self.f!r}"
+
+
+#: What ``output=None`` means, method by method: the one list of defaults of the one class rule
+#: (:func:`choose_output`).  Each explainer names its default in its docstring.
+DEFAULT_OUTPUTS: dict[str, str] = {
+    "all": "every output of the model (a classifier's classes), one column each",
+    "positive": "the positive class: the second of a binary classifier's two classes (classes_[1]); a "
+                "function's one output, or the second of its two columns",
+    "positive-or-all": "the positive class (classes_[1]) of a binary classifier, every class (one output each) "
+                       "for more",
+    "required": "none: a classifier's class must be named with output= (a function with one output needs none)",
+}
+
+
+@dataclass(frozen=True)
+class OutputChoice:
+    """The explained output of a model, chosen by :func:`choose_output`.
+
+    ``function``: the model narrowed to it (``(r,)`` outputs) or the model itself (every output);
+    ``names``: the outputs' names (``None`` when unknown); ``index``: the column explained, or
+    ``None`` for every output; ``classes``: a classifier's ``classes_``, else ``None``.
+    """
+
+    function: Model
+    names: list[str] | None
+    index: int | None
+    classes: np.ndarray | None
+
+
+def choose_output(model: Any, output: Any = None, output_names: Sequence[str] | None = None, *,
+                  default: str = "all") -> OutputChoice:
+    """The one class rule of ``lib``: the model (:func:`as_model`) and the output it explains.
+
+    ``output`` given: the column :func:`output_index` picks (a label of ``classes_`` or of
+    ``output_names``, else a column index), as a model with one output per row, named by its label.
+    ``output=None``: the method's ``default``, one of :data:`DEFAULT_OUTPUTS` (``"all"``, ``"positive"``,
+    ``"positive-or-all"``, ``"required"``).  A default that cannot be met (``"positive"`` on a classifier of
+    three classes, ``"required"`` on a classifier) raises ``ValueError`` naming the classes and the
+    remedy (``output=`` one of them).
+    """
+    if default not in DEFAULT_OUTPUTS:
+        raise ValueError(f"default must be one of {list(DEFAULT_OUTPUTS)}, got {default!r}")
+    f, names = model_and_output_names(model, output_names)
+    classes = f.classes if isinstance(f, ClassifierFunction) else None
+    if output is not None:
+        labels = classes if classes is not None and output_names is None else names
+        k = output_index(output, labels, len(labels) if labels is not None else None)
+        return OutputChoice(_Column(f, k), [str(names[k]) if names is not None else str(k)], k, classes)
+    if default == "all":
+        return OutputChoice(f, names, None, classes)
+    if classes is None:
+        if default == "required":
+            return OutputChoice(f, names, None, None)
+        return OutputChoice(_Positive(f), [str(names[1])] if names is not None and len(names) == 2 else None, None,
+                            None)
+    if default == "required" or (default == "positive" and len(classes) != 2):
+        raise ValueError(f"say which class to explain: output= one of {[_plain(c) for c in classes]}"
+                         + ("" if default == "required" else
+                            f" (without output=, this method explains the second of two classes; the model has "
+                            f"{len(classes)})"))
+    if len(classes) == 2:
+        return OutputChoice(_Column(f, 1), [str(names[1]) if names is not None else str(classes[1])], 1, classes)
+    return OutputChoice(f, names, None, classes)
+
+
 def select_output(model: Any, output: Any, output_names: Sequence[str] | None = None
                   ) -> tuple[Model, list[str] | None]:
-    """:func:`model_and_output_names`, narrowed to the explained output when ``output`` is given.
-
-    ``output=None``: every output of the model, named by ``output_names`` or a classifier's
-    classes.  Else the column :func:`output_index` picks, as a model with one output per row, and
-    its name (the label, as text).
-    """
-    f, names = model_and_output_names(model, output_names)
-    if output is None:
-        return f, names
-    labels = f.classes if isinstance(f, ClassifierFunction) and output_names is None else names
-    k = output_index(output, labels, len(labels) if labels is not None else None)
-    name = str(names[k]) if names is not None else str(k)
-    return _Column(f, k), [name]
+    """:func:`choose_output` with the default ``"all"``: the model narrowed to the explained output when
+    ``output`` is given, and the outputs' names."""
+    choice = choose_output(model, output, output_names)
+    return choice.function, choice.names
 
 
 def renamed_keywords(**renamed: str) -> Callable[[F], F]:

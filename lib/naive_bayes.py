@@ -657,3 +657,15 @@ def posterior_log_odds(tables: NaiveBayesTables, parts: np.typing.ArrayLike) -> 
 # ---------------------------------------------------------------------------
 # scikit-learn's naive Bayes classifiers (lib.naive_bayes_sklearn)
 # ---------------------------------------------------------------------------
+
+
+def from_sklearn(model: Any) -> Any:
+    """Deprecated (one release): :func:`lib.naive_bayes_sklearn.from_sklearn`, where the adapter of
+    scikit-learn's naive Bayes classifiers lives; this name warns (``DeprecationWarning``) and calls it."""
+    import importlib
+    import warnings
+
+    warnings.warn("lib.naive_bayes.from_sklearn is deprecated and will be removed in the next release: use "
+                  "lib.naive_bayes_sklearn.from_sklearn", DeprecationWarning, stacklevel=2)
+    # imported by name when called: lib.naive_bayes_sklearn builds on this module
+    return importlib.import_module("lib.naive_bayes_sklearn").from_sklearn(model)

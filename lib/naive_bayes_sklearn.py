@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.games import Game
 from lib.models import output_index, renamed_keywords
 from lib.naive_bayes import NaiveBayesTables, shapley_lookup
 from lib.result import ShapleyResult
+from lib.entry_points import entry_point
 
 __all__ = ["NB_GAMES", "SklearnNaiveBayes", "from_sklearn"]
 
@@ -69,55 +71,23 @@ class SklearnNaiveBayes:
         names = getattr(self.model, "feature_names_in_", None)
         return None if names is None else [str(c) for c in names]
 
-    def _columns(self, X: Any, name: str, order: list[str] | None = None) -> tuple[np.ndarray, list[str] | None]:
-        """The rows as floats in the model's column order, and their feature names.
-
-        A DataFrame's columns are matched **by name** against ``feature_names_in_`` (a model
-        fitted on a DataFrame), in any order; a missing, extra or renamed column is refused, as
-        scikit-learn refuses it.  For a model fitted on an array, a DataFrame is read by position,
-        unless ``order`` (the columns of the explained rows) is given: the background's columns are
-        matched by name against the explained rows'.  An array is read by position."""
-        if not isinstance(X, pd.DataFrame):
-            return np.asarray(X, dtype=float), None
-        fitted = self.feature_names if self.feature_names is not None else order
-        given = [str(c) for c in X.columns]
-        if fitted is None:
-            return X.to_numpy(dtype=float), given
-        if len(set(given)) != len(given):
-            twice = sorted({c for c in given if given.count(c) > 1})
-            raise ValueError(f"{name} has the columns {twice} twice: give each feature once")
-        missing = [c for c in fitted if c not in given]
-        extra = [c for c in given if c not in fitted]
-        if missing or extra:
-            by_model = self.feature_names is not None
-            ref = f"{type(self.model).__name__} was fitted on" if by_model else "X has"
-            parts = []
-            if extra:
-                parts.append(f"{'columns the model was not fitted on' if by_model else 'columns X lacks'}: {extra}")
-            if missing:
-                parts.append(f"{'columns the model was fitted on' if by_model else 'columns of X'}, missing: {missing}")
-            raise ValueError(
-                f"{name}'s columns do not match the ones {ref} (" + "; ".join(parts) + f"). Give {name} the "
-                f"columns {fitted} (any order: they are matched by name), as scikit-learn asks"
-            )
-        ordered = X[[X.columns[given.index(c)] for c in fitted]]
-        return ordered.to_numpy(dtype=float), fitted
+    def _game(self, X: Any, background: Any = None, output: Any = None) -> Game:
+        """The checked game of a call (:class:`lib.games.Game`): the rows (and background) matched by
+        name to ``feature_names_in_`` (a model fitted on a DataFrame; any order), one dtype per
+        column, no NaN or ±inf (this closed form cannot take missing values), and the explained
+        class by the one class rule (default: the second of two classes, every class for more)."""
+        return Game(self.model, X, background, output=output, output_default="positive-or-all", allow_nan=None)
 
     def _rows(self, X: Any, name: str = "X") -> np.ndarray:
-        return self._checked(X, name)[0]
+        return self._domain(_floats(self._game(X).X, name), name, None)
 
-    def _checked(self, X: Any, name: str = "X", order: list[str] | None = None) -> tuple[np.ndarray, list[str] | None]:
-        """The rows checked (:meth:`_columns`, then finite values the model can read), and their names."""
-        arr, names = self._columns(X, name, order)
+    def _domain(self, arr: np.ndarray, name: str, names: list[str] | None) -> np.ndarray:
+        """The model's own checks, after the game's: the width it was fitted on, and values it can read
+        (categories it knows, 0/1 for a ``BernoulliNB`` without ``binarize``, counts >= 0)."""
         col = (lambda j: repr(names[j])) if names is not None else str
-        if arr.ndim == 1:
-            arr = arr[None, :]
         if arr.ndim != 2 or arr.shape[1] != self.n_features:
-            raise ValueError(f"{name} must have {self.n_features} feature columns, got shape {arr.shape}")
-        bad = ~np.isfinite(arr)
-        if bad.any():
-            r, j = (int(v[0]) for v in np.nonzero(bad))
-            raise ValueError(f"{name} has NaN or infinite values (row {r}, column {col(j)}): impute them first")
+            raise ValueError(f"{name} must have {self.n_features} feature columns (the model was fitted on "
+                             f"{self.n_features}), got shape {arr.shape}")
         if self.kind == "categorical":
             n_cat = np.asarray(self.model.n_categories_)
             out = (arr != np.round(arr)) | (arr < 0) | (arr >= n_cat)
@@ -137,8 +107,9 @@ class SklearnNaiveBayes:
             r, j = (int(v[0]) for v in np.nonzero(arr < 0))
             raise ValueError(f"{name} row {r}, column {col(j)}: MultinomialNB takes counts >= 0, got {arr[r, j]:g}; "
                              "give counts as in training")
-        return arr, names
+        return arr
 
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn", output=False)
     def log_likelihood_terms(self, X: Any) -> np.ndarray:
         """``ℓ_ik(x_i)`` of every row, feature and class: ``(n, d, K)`` (book eq. ``eq-nb-sk-factors``).
 
@@ -164,11 +135,8 @@ class SklearnNaiveBayes:
     def _class(self, output: Any) -> int:
         return output_index(output, self.classes, len(self.classes))
 
-    def _positives(self, output: Any) -> list[int]:
-        if output is not None:
-            return [self._class(output)]
-        return [1] if len(self.classes) == 2 else list(range(len(self.classes)))
-
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn",
+                 example={"output": 1}, output=False)
     @renamed_keywords(positive="output")
     def rest_log_ratios(self, X: Any, output: Any) -> tuple[float, np.ndarray]:
         """Bias ``log π_c / π_¬c`` and ``λ_i(x_i)`` ``(n, d)`` of class ``output`` against the
@@ -187,6 +155,7 @@ class SklearnNaiveBayes:
         bias = float(self.log_prior[c] - np.logaddexp.reduce(self.log_prior[rest]))
         return bias, terms[:, :, c] - rest_terms
 
+    @entry_point(model="self", rows=("X",), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn", output=False)
     def posterior_log_odds(self, X: Any) -> np.ndarray:
         """The classifier's own ``log P(k|x) / (1 - P(k|x))`` for every class: ``(n, K)``
         (book eq. ``eq-nb-multi-posterior``); for two classes it is the pooled-rest log-odds.
@@ -203,6 +172,7 @@ class SklearnNaiveBayes:
             out[:, k] = s[:, k] - np.logaddexp.reduce(np.delete(s, k, axis=1), axis=1)
         return out
 
+    @entry_point(model="self", rows=("X", "background"), kind="naive-bayes", make="lib.naive_bayes_sklearn.from_sklearn")
     @renamed_keywords(positive="output")
     def shapley(self, X: Any, background: Any = None, *, output: Any = None, game: str = "pooled-rest",
                 feature_names: Sequence[str] | None = None) -> ShapleyResult:
@@ -224,17 +194,23 @@ class SklearnNaiveBayes:
         :func:`lib.models.output_index`; ``positive=``, its old name, is deprecated); default the second class for two classes, every class
         (one output each) for more.  The result's ``method`` and ``output_names`` name the game.
 
-        Columns: for a model fitted on a DataFrame, the columns of ``X`` and of ``background`` are
-        matched **by name** against ``feature_names_in_`` (any order), and a missing, extra or
-        renamed column is refused, as scikit-learn refuses it; the result is in the model's column
-        order and keeps the names (``feature_names``).  Arrays are read by position.
+        Columns: ``X`` and ``background`` are the checked game's (:class:`lib.games.Game`, as every
+        explainer of ``lib``): for a model fitted on a DataFrame, their columns are matched **by
+        name** against ``feature_names_in_`` (any order), and a missing, extra, renamed or repeated
+        column is refused, as scikit-learn refuses it; the result is in the model's column order and
+        keeps the names (``feature_names``); a ``pd.Series`` is one row with names; NaN and ±inf are
+        refused with the row, the column and the remedy.  Then the model's own checks (its width,
+        categories it knows, 0/1 or counts).  Arrays are read by position.  ``model_rows`` of the
+        result is 0 for the pooled-rest game (a closed form: the model is never called).
         """
         if game not in NB_GAMES:
             raise ValueError(f"game must be one of {list(NB_GAMES)}, got {game!r}")
-        x, names = self._checked(X)
-        names = _feature_names(names, feature_names, x.shape[1])
-        bg = None if background is None else self._checked(background, "background", names)[0]
-        ks = self._positives(output)
+        checked = self._game(X, background, output)
+        names = _feature_names(checked.feature_names, feature_names, checked.d)
+        x = self._domain(_floats(checked.X, "X"), "X", names)
+        bg = None if background is None else self._domain(_floats(checked.background, "background"), "background",
+                                                          names)
+        ks = [checked.output_index] if checked.output_index is not None else list(range(len(self.classes)))
         labels = [str(self.classes[k]) for k in ks]
         if game == "posterior":
             if bg is None:
@@ -244,7 +220,7 @@ class SklearnNaiveBayes:
             res = exact_shapley(lambda Z: self._posterior(Z)[:, ks if len(ks) > 1 else ks[0]], x, bg,
                                 feature_names=names,
                                 output_names=[f"{c} vs rest (posterior)" for c in labels] if len(ks) > 1 else None)
-            return replace(res, method="naive-bayes-posterior-exact")
+            return replace(res, method="naive-bayes-posterior-exact")  # its model rows: the posterior's
         if bg is None:  # Eq. (L10) itself, over the training frequencies the model stores
             lookup = shapley_lookup(self.tables, [self.classes[k] for k in ks])
             vals, base = lookup.values(self._parts(x)), lookup.base_values
@@ -263,6 +239,7 @@ class SklearnNaiveBayes:
         return ShapleyResult(
             values=vals, base_values=base, outputs=outputs, data=x, feature_names=names,
             output_names=[f"{c} vs pooled rest" for c in labels], method="naive-bayes-pooled-rest",
+            model_rows=0,  # a closed form of the model's parameters: the model is never called
         )
 
     def _parts(self, x: np.ndarray) -> np.ndarray:
@@ -298,6 +275,23 @@ class SklearnNaiveBayes:
         prior = np.exp(self.log_prior)
         return NaiveBayesTables(feature_names=names, classes=self.classes, prior=prior / prior.sum(),
                                 likelihood=lik, part_prob=freq, weights=np.ones(self.n_features))
+
+
+def _floats(rows: Any, name: str) -> np.ndarray:
+    """The checked rows as floats (the naive Bayes terms are numbers), else ``ValueError`` naming the column."""
+    if isinstance(rows, pd.DataFrame):
+        for c in rows.columns:
+            try:
+                rows[c].to_numpy(dtype=float)
+            except (TypeError, ValueError):
+                raise ValueError(f"{name}'s column {c!r} holds values that are not numbers ({rows[c].dtype}): give "
+                                 "the codes or numbers the model was fitted on") from None
+        return rows.to_numpy(dtype=float)
+    try:
+        return np.asarray(rows, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} holds values that are not numbers: give the codes or numbers the model was "
+                         "fitted on") from None
 
 
 def _feature_names(matched: list[str] | None, given: Sequence[str] | None, d: int) -> list[str] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,13 @@ from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling import run
 from lib.sampling.antithetic import AntitheticOptions, antithetic_rows, pairs_for_budget, walk_rows
+from lib.entry_points import entry_point
 
 __all__ = ["antithetic_rows", "antithetic_shapley", "pairs_for_budget", "walk_rows"]
 
 
+@entry_point(model="f", rows=("X", "background"), budget=("max_rows", 60), seed="rng", output=False,
+             allow_nan=True)
 def antithetic_shapley(
     f: Callable[[Any], Any],
     X: Any,
@@ -56,4 +60,4 @@ def antithetic_shapley(
                 max_rows_per_call=max_rows_per_call)
     options = AntitheticOptions(background_per_pair=background_per_pair, n_pairs=n_pairs)
     budget = max_rows if max_rows is not None else 1 + game.m + 2 * int(n_pairs) * int(background_per_pair) * max(game.d - 1, 0)
-    return run(game, "antithetic", int(budget), rng, options)
+    return replace(run(game, "antithetic", budget, rng, options), model_rows=game.model_rows)

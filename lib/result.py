@@ -45,6 +45,10 @@ class ShapleyResult:
         For sampled values: the number of samples spent on each ``(row, feature)``.
     method
         ``"exact"`` or the sampling scheme used.
+    model_rows
+        The model rows the call spent (rows passed to the model, as :class:`lib.games.Game`
+        counts them): the cost of the result, to set beside its accuracy; ``0`` for a closed form
+        that reads the model's parameters, ``None`` where unknown.
     """
 
     values: np.ndarray
@@ -56,6 +60,7 @@ class ShapleyResult:
     variances: np.ndarray | None = None
     n_samples: np.ndarray | None = None
     method: str = "exact"
+    model_rows: int | None = None
 
     def efficiency_gap(self) -> np.ndarray:
         """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.
@@ -70,6 +75,8 @@ class ShapleyResult:
         ``output`` selects one output of a multi-output result (waterfall and beeswarm plots need
         a single output): one of :attr:`output_names` (a class label, as given or as text), or a
         column index (:func:`lib.models.output_index`, the rule of every ``output=`` of ``lib``).
+        A single-output result needs none: ``shap.plots.waterfall(result.to_explanation()[0])``,
+        ``shap.plots.beeswarm(result.to_explanation())`` and ``shap.plots.bar(...)`` draw it.
         """
         import shap  # imported lazily: importing shap is slow
 
@@ -84,12 +91,16 @@ class ShapleyResult:
         names = self.feature_names
         if names is None and isinstance(self.data, pd.DataFrame):
             names = [str(c) for c in self.data.columns]
+        # shap's plots take a single output's name as text (a list of one breaks its waterfall)
+        single = values.ndim == 2
+        output_names = (self.output_names if output is None and not single
+                        else self.output_names[0] if output is None and self.output_names else None)
         return shap.Explanation(
             values=values,
             base_values=base,
             data=data,
             feature_names=names,
-            output_names=(self.output_names if output is None else None),
+            output_names=output_names,
         )
 
     def __post_init__(self) -> None:

@@ -52,10 +52,13 @@ from typing import Any
 import pandas as pd
 
 from lib.bayesnet import state_index
-from lib.models import ClassifierFunction, model_and_output_names, output_index, renamed_keywords
+from lib.games import Game
+from lib.models import renamed_keywords
 from lib.sdp import check_pi, subset_sums, swing_game, swing_shapley
 from lib.games import bitmask_rows
 from lib.result import ShapleyResult
+from lib.validation import match_columns
+from lib.entry_points import entry_point
 
 __all__ = ["EstimatedSDP", "empirical_sdp", "forest_leaf_paths", "forest_sdp", "path_dependent_sdp",
            "swing_explanation"]
@@ -104,6 +107,20 @@ def _check_rows(a: Any, what: str, d: int | None = None) -> np.ndarray:
     return state_index(arr.astype(np.int64))
 
 
+def _by_name(data: Any, x: Any, forest: object | None) -> tuple[Any, Any]:
+    """``data`` and ``x`` with their columns matched by name (``lib.validation.match_columns``): to the
+    forest's ``feature_names_in_`` when it has them, else ``x``'s to ``data``'s (both DataFrames)."""
+    fitted = getattr(forest, "feature_names_in_", None)
+    if isinstance(data, pd.DataFrame):
+        if fitted is not None:
+            data = match_columns(data, list(fitted), "data", "the forest was fitted on")
+        if isinstance(x, pd.DataFrame):
+            x = match_columns(x, list(data.columns), "x", "data has")
+        elif isinstance(x, pd.Series):
+            x = match_columns(x.to_frame().T, list(data.columns), "x", "data has")
+    return data, x
+
+
 def _check_decisions(c: np.typing.ArrayLike, n: int, what: str) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(c))
     if arr.shape != (n,):
@@ -149,6 +166,7 @@ def empirical_sdp(
     EstimatedSDP
         ``sdp`` and ``count`` of shape ``(n, 2**d)``; ``count[k, S]`` rows match ``x_k`` on ``S``.
     """
+    data, x = _by_name(data, x, None)
     sz = _check_rows(data, "data")
     d = np.asarray(data).shape[1]
     c = _check_decisions(decisions, len(sz), "decisions")
@@ -231,6 +249,7 @@ def forest_sdp(
     decision tree or tree ensemble (``estimators_``) trained on the ``d`` 0/1 features.
     ``count`` is the mean cell size over the trees used.
     """
+    data, x = _by_name(data, x, forest)
     emp = empirical_sdp(data, decisions, x, decision_x, min_count=min_count)
     d = np.asarray(data).shape[1]
     sx = state_index(np.atleast_2d(np.asarray(x)))
@@ -308,6 +327,9 @@ def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typi
     if classes.tolist() != [0, 1]:
         raise ValueError(f"the tree must predict the classes 0 and 1, got {classes.tolist()}")
     d = int(t.n_features)
+    fitted = getattr(tree, "feature_names_in_", None)
+    if fitted is not None and isinstance(x, pd.DataFrame):
+        x = match_columns(x, list(fitted), "x", "the tree was fitted on")
     sx = _check_rows(x, "x", d)
     cx = _check_decisions(decision_x, len(sx), "decision_x")
     n_states = 2**d
@@ -334,15 +356,16 @@ def path_dependent_sdp(tree: object, x: np.typing.ArrayLike, decision_x: np.typi
     return out
 
 
-def _decisions(f: Any, rows: Any, column: int | None, threshold: float, what: str) -> np.ndarray:
-    """``C(z) = 1{p(z) >= T}`` for the rows, ``p`` the model's probability of the explained class."""
-    out = np.asarray(f(rows), dtype=float)
-    p = out if out.ndim == 1 else out[:, 1 if column is None else column]
-    if p.shape != (len(rows),) or not np.all(np.isfinite(p)) or np.any((p < 0) | (p > 1)):
-        raise ValueError(f"the model must give a probability in [0, 1] to each of the {len(rows)} rows of {what}")
+def _decisions(p: np.ndarray, threshold: float, what: str) -> np.ndarray:
+    """``C(z) = 1{p(z) >= T}`` for the model's probabilities ``p`` of the explained class on the rows of ``what``."""
+    if np.any((p < 0) | (p > 1)):
+        r = int(np.flatnonzero((p < 0) | (p > 1))[0])
+        raise ValueError(f"the model must give a probability in [0, 1] to each row of {what}; row {r} gets {p[r]:g}: "
+                         "explain a class's probability (a classifier's predict_proba, or a function returning it)")
     return (p >= threshold).astype(int)
 
 
+@entry_point(model="model", rows=("X", "data"), domain="binary")
 @renamed_keywords(positive="output")
 def swing_explanation(
     model: Any,
@@ -365,15 +388,18 @@ def swing_explanation(
 
     Amoukou & Brunel, Definitions 3.1-3.2, for any model of ``d`` 0/1 features: the decision
     ``C(z) = 1{p(z) >= threshold}``, ``p`` the model's probability of the class ``output`` (a label of
-    ``classes_`` or a column index, :func:`lib.models.output_index`; ``positive=``, its old name, is deprecated)
-    (default the second class of a classifier; a callable returns ``(r,)`` probabilities or
-    ``(r, K)``, column 1 by default), on the rows of ``data`` and of ``X``; the SDP of every
+    ``classes_`` or a column index, :func:`lib.models.choose_output`; ``positive=``, its old name, is
+    deprecated) (default the positive class: the second of a binary classifier's two, a callable's
+    ``(r,)`` probabilities or column 1 of ``(r, 2)``), on the rows of ``data`` and of ``X``, which are
+    the checked game's rows and background (:class:`lib.games.Game`: columns matched by name, a
+    Series one row; then their 0/1 states checked); the SDP of every
     coalition by :func:`empirical_sdp` (``estimator="empirical"``) or :func:`forest_sdp`
     (``"forest"``, with ``forest``), ``SDP_N = 1`` (Definition 3.1: nothing left to draw); then
     :func:`lib.sdp.swing_shapley` at level ``pi``.
 
     Returns a :class:`lib.result.ShapleyResult`: ``values`` ``(n, d)``, ``base_values`` the
-    swing game's ``v(∅) = 1{SDP_∅ >= pi}``, ``outputs`` ``v(N) = 1`` (efficiency holds).  A
+    swing game's ``v(∅) = 1{SDP_∅ >= pi}``, ``outputs`` ``v(N) = 1`` (efficiency holds),
+    ``model_rows`` the ``n + m`` rows the decisions took.  A
     coalition no row of ``data`` matches (undefined SDP) raises a ``ValueError`` naming the row
     of ``X`` and the remedy.
     """
@@ -382,22 +408,25 @@ def swing_explanation(
         raise ValueError(f"estimator must be 'empirical' or 'forest', got {estimator!r}")
     if (estimator == "forest") != (forest is not None):
         raise ValueError("estimator='forest' needs forest= (a fitted scikit-learn tree ensemble), and only it")
-    f, classes = model_and_output_names(model, None)
-    column = None
-    if output is not None:
-        column = output_index(output, f.classes if isinstance(f, ClassifierFunction) else classes,
-                              len(classes) if classes is not None else None)
-    c_data = _decisions(f, data, column, threshold, "data")
-    c_x = _decisions(f, X, column, threshold, "X")
+    game = Game(model, X, data, output=output, output_default="positive", allow_nan=None, names=("X", "data"))
+    Xs, data_s, names = game.X, game.background, game.feature_names
+    _check_rows(data_s, "data")  # 0/1 states, after the game's checks
+    _check_rows(Xs, "X", game.d)
+    c_data = _decisions(game.background_outputs, threshold, "data")
+    c_x = _decisions(game.outputs, threshold, "X")
     if estimator == "empirical":
-        est = empirical_sdp(data, c_data, X, c_x, min_count=min_count)
+        est = empirical_sdp(data_s, c_data, Xs, c_x, min_count=min_count)
     else:
-        est = forest_sdp(forest, data, c_data, X, c_x, min_count=min_count)
+        fitted = getattr(forest, "feature_names_in_", None)
+        if fitted is not None and game.is_frame and list(fitted) != list(Xs.columns):
+            Xs, data_s = match_columns(Xs, list(fitted), "X", "the forest was fitted on"), data_s[list(fitted)]
+            names = [str(c) for c in Xs.columns]
+        est = forest_sdp(forest, data_s, c_data, Xs, c_x, min_count=min_count)
     sdp = est.sdp.copy()
     sdp[:, -1] = 1.0
-    names = [str(c) for c in X.columns] if isinstance(X, pd.DataFrame) else None
-    game = swing_game(np.nan_to_num(sdp, nan=0.0), pi)
+    swing = swing_game(np.nan_to_num(sdp, nan=0.0), pi)
     return ShapleyResult(
-        values=swing_shapley(sdp, pi, feature_names=names), base_values=game[:, 0], outputs=game[:, -1],
-        data=X, feature_names=names, output_names=[f"SDP >= {pi:g}"], method=f"swing-shapley-{estimator}",
+        values=swing_shapley(sdp, pi, feature_names=names), base_values=swing[:, 0], outputs=swing[:, -1],
+        data=Xs, feature_names=names, output_names=[f"SDP >= {pi:g}"], method=f"swing-shapley-{estimator}",
+        model_rows=game.model_rows,
     )

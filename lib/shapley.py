@@ -45,6 +45,7 @@ from lib.formula import shapley_from_game
 from lib.games import MAX_EXACT_FEATURES, Game, as_game, bitmask_rows
 from lib.result import ShapleyResult
 from lib.validation import as_rows, check_enumerable
+from lib.entry_points import entry_point
 
 __all__ = ["ShapleyResult", "exact_path", "exact_shapley"]
 
@@ -76,6 +77,7 @@ def exact_path(X: ArrayOrFrame | np.typing.ArrayLike,
     return "fast" if X.dtype.kind in "biu" and background.dtype.kind in "biu" else "reference"
 
 
+@entry_point(model="f", rows=("X", "background"), allow_nan=True)
 def exact_shapley(
     f: Model | Game,
     X: ArrayOrFrame | np.typing.ArrayLike | None = None,
@@ -110,22 +112,31 @@ def exact_shapley(
     sums the values background row by background row (where ``b`` equals ``x`` on features
     ``E``, those are null players of ``f(x_S, b_{-S})``).  The model must not modify its input
     in place.  Refuses ``d > max_features`` with a ``ValueError`` that names the book's
-    estimator beyond it; past 16 features it says its cost in model rows first and shows a
+    estimator beyond it; past 16 features it says its cost in model rows first (the reference
+    path's exactly; the fast path's as a range, each distinct row evaluated once) and shows a
     progress bar.
 
     Returns
     -------
     ShapleyResult
-        ``values`` of shape ``(n, d)`` or ``(n, d, k)``.
+        ``values`` of shape ``(n, d)`` or ``(n, d, k)``; ``model_rows`` the rows the model was given.
     """
     game = as_game(f, X, background, "exact_shapley", output=output, feature_names=feature_names,
-                 output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
+                   output_names=output_names, allow_nan=allow_nan, max_rows_per_call=max_rows_per_call)
     check_enumerable(game.d, max_features)
     n, d, m = game.n, game.d, game.m
-    bar = (cost_bar(f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows", n * 2**d * m,
-                    n * 2**d, "coalition") if d > ANNOUNCE_FEATURES else None)
+    before = game.model_rows
+    fast = exact_path(game.X, game.background) == "fast"
+    bar = None
+    if d > ANNOUNCE_FEATURES:
+        what = f"exact_shapley: {n} rows x 2**{d} coalitions x {m} background rows"
+        if fast:  # each distinct hybrid row once: at most 2**D rows per pair that differs on D features
+            sizes = 2.0 ** game.differ.sum(axis=2)      # the rows of each pair (x, b), all distinct
+            bar = cost_bar(what, int(sizes.sum()), n * 2**d, "coalition", least=int(sizes.max()))
+        else:
+            bar = cost_bar(what, n * 2**d * m, n * 2**d, "coalition")
     progress = bar.update if bar is not None else None
-    if exact_path(game.X, game.background) == "fast":
+    if fast:
         from lib import _shapley_fast  # numba: imported on the first call that needs it
 
         values, base, outputs = _shapley_fast.shapley_values(game, progress)
@@ -151,6 +162,7 @@ def exact_shapley(
         feature_names=game.feature_names,
         output_names=game.output_names,
         method="exact",
+        model_rows=game.model_rows - before,
     )
 
 

@@ -59,12 +59,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import logsumexp
 
-from .games import mix_rows
-from .models import ClassifierFunction, as_model, output_index, renamed_keywords
+from .games import Game, evaluate
+from .models import choose_output, output_index, renamed_keywords
 from .naive_bayes import NaiveBayesTables
 from .ranks import DEFAULT_TIE_RTOL, tie_grid
 from .result import ShapleyResult
-from .validation import as_frame, check_rows, check_same_columns, check_same_kind, is_categorical
+from .validation import as_frame, is_categorical
+from .entry_points import entry_point
 
 __all__ = [
     "JointTableClassifier",
@@ -279,63 +280,32 @@ def typical_values(
 # ---------------------------------------------------------------------------
 
 
-def _mixed_rows(X: pd.DataFrame, inst: np.ndarray, feat: np.ndarray, donor: pd.DataFrame) -> pd.DataFrame:
-    """Row ``r`` is ``X[inst[r]]`` with feature ``feat[r]`` taken from ``donor[r]``
-    (``feat[r] = -1``: nothing replaced). Categorical columns keep their dtype."""
-    keep = feat[:, None] != np.arange(X.shape[1])
-    return mix_rows(X.iloc[inst], donor, keep)
+def _typical_row(typical: TypicalValues | pd.Series | pd.DataFrame, X: Any) -> Any:
+    """The typical values as one background row for the game: a Series named by the features (their
+    columns matched by name to ``X``'s; NaN where a value is "missing"), or, for an array ``X``, a
+    row read by position (the features ``x0 … x{d-1}`` of :func:`typical_values` on an array)."""
+    if isinstance(typical, (pd.Series, pd.DataFrame, np.ndarray)):
+        return typical
+    if not isinstance(typical, TypicalValues):
+        raise ValueError(f"typical must be the TypicalValues of typical_values(X, y), or one row of typical values "
+                         f"(a pd.Series by feature name, or an array by position); got {type(typical).__name__}")
+    if isinstance(X, (pd.DataFrame, pd.Series)):
+        columns = list(X.columns) if isinstance(X, pd.DataFrame) else list(X.index)
+        by_text = {str(c): c for c in columns}
+        index = [by_text.get(name, name) for name in typical.feature_names]
+        return pd.Series(list(typical.values), index=index, dtype=object)
+    values = list(typical.values)
+    if all(v is None or (isinstance(v, (int, float, np.number)) and not isinstance(v, bool)) for v in values):
+        return np.array([np.nan if v is None else v for v in values], dtype=float)
+    return np.array(values, dtype=object)
 
 
-def _typical_donor(X: pd.DataFrame, typical: TypicalValues) -> pd.DataFrame:
-    if typical.feature_names != [str(c) for c in X.columns]:
-        raise ValueError(
-            f"the typical values are for features {typical.feature_names}, X has {[str(c) for c in X.columns]}"
-        )
-    cols = {}
-    for j, c in enumerate(X.columns):
-        v = typical.values[j]
-        if isinstance(X[c].dtype, pd.CategoricalDtype):
-            if not pd.isna(v) and v not in X[c].cat.categories:
-                raise ValueError(f"typical value {v!r} of {c!r} is not a category of X")
-            cols[c] = pd.Categorical([v], dtype=X[c].dtype)
-        else:
-            cols[c] = np.array([v], dtype=object)
-    return pd.DataFrame(cols, columns=X.columns)
-
-
-def _positive_column(model: Any, output: Any) -> tuple[Any, int | None]:
-    """The function to evaluate (:func:`lib.models.as_model`) and the column of the positive class
-    (``None``: a callable's one output, or column 1 of its two)."""
-    f = as_model(model)
-    if not isinstance(f, ClassifierFunction):
-        if output is not None:
-            raise ValueError("output= needs a fitted classifier (with classes_); a function returns the "
-                             "positive class's probability (one column) or two columns")
-        return f, None
-    if len(f.classes) != 2:
-        raise ValueError(f"the draft's contributions are for a binary classifier; the model has {len(f.classes)} classes")
-    if output is None:
-        return f, 1
-    return f, output_index(output, f.classes, len(f.classes))
-
-
-def _predict(f: Any, rows: pd.DataFrame, was_frame: bool, col: int | None, max_rows_per_call: int) -> np.ndarray:
-    out = np.empty(len(rows))
-    for start in range(0, len(rows), max_rows_per_call):
-        chunk = rows.iloc[start:start + max_rows_per_call]
-        arg = chunk if was_frame else chunk.to_numpy()
-        p = np.asarray(f(arg), dtype=float)
-        if p.ndim == 1 and col is None and p.shape[0] == len(chunk):
-            out[start:start + len(chunk)] = p
-            continue
-        k = 1 if col is None else col
-        if p.ndim != 2 or p.shape[0] != len(chunk) or p.shape[1] <= k or (col is None and p.shape[1] != 2):
-            raise ValueError(f"the model returned shape {p.shape} for {len(chunk)} rows: expected the positive "
-                             "class's probability, (rows,), or the two classes', (rows, 2)")
-        out[start:start + len(chunk)] = p[:, k]
-    if not np.all(np.isfinite(out)) or np.any((out < 0) | (out > 1)):
-        raise ValueError("the model returned probabilities outside [0, 1] or NaN")
-    return out
+def _probabilities(p: np.ndarray) -> np.ndarray:
+    """The explained output must be a probability (the draft's ``f``)."""
+    if np.any((p < 0) | (p > 1)):
+        raise ValueError("the model returned probabilities outside [0, 1]: explain the positive class's probability "
+                         "(a classifier's predict_proba, or a function returning it)")
+    return p
 
 
 def _rows_text(rows: np.ndarray) -> str:
@@ -376,18 +346,25 @@ def _at_replaced(names: Sequence[str], how: str) -> Callable[[np.ndarray], str]:
     return where
 
 
-def _result(out: np.ndarray, reduced: np.ndarray, X: pd.DataFrame, was_frame: bool, method: str) -> ShapleyResult:
+def _names(game: Game) -> list[str]:
+    """The features' names: a DataFrame's columns, else ``x0 … x{d-1}`` (as :func:`typical_values` names them)."""
+    return game.feature_names or [f"x{j}" for j in range(game.d)]
+
+
+def _result(out: np.ndarray, reduced: np.ndarray, game: Game, method: str) -> ShapleyResult:
     values = out[:, None] - reduced
     return ShapleyResult(
         values=values,
         base_values=out - values.sum(axis=1),
         outputs=out,
-        data=X if was_frame else X.to_numpy(),
-        feature_names=[str(c) for c in X.columns],
+        data=game.X,
+        feature_names=_names(game),
         method=method,
+        model_rows=game.model_rows,
     )
 
 
+@entry_point(model="model", rows=("X", "typical"), allow_nan=True)
 @renamed_keywords(positive="output")
 def typical_value_contributions(
     model: Any,
@@ -407,12 +384,15 @@ def typical_value_contributions(
     (``scale="log"``, the draft) or ``s = logit`` (``scale="logit"``), and
     ``bias(x) = s(f(x)) − Σ_k log f_{-k}(x)`` (step 3: the bias "ensures equality").
 
-    ``model.predict_proba`` is called once on the ``n (d + 1)`` rows (in chunks of at most
-    ``max_rows_per_call``); ``f`` is the column of ``output`` (a label of ``classes_``
-    or a column index, :func:`lib.models.output_index`; default ``classes_[1]``; ``positive=``, its old
-    name, is deprecated).
-    ``X`` is passed to the model as it is given: a DataFrame (categorical columns keep their
-    dtype) or an array.
+    The model (a fitted binary classifier or a function of the rows) is called on the ``n (d + 1)``
+    rows (in chunks of at most ``max_rows_per_call``; ``model_rows`` of the result); ``f`` is the
+    column of ``output`` (a label of ``classes_`` or a column index, :func:`lib.models.choose_output`;
+    default the positive class of a binary classifier, ``classes_[1]``, or a function's one output;
+    with more classes, name the one explained, its probability against the others; ``positive=``,
+    its old name, is deprecated).  ``X`` and the typical values are the checked game's rows and background
+    (:class:`lib.games.Game`): columns matched by name (the typical values by feature name; a
+    ``pd.Series`` of them is accepted too), one dtype per column holding both, the replaced rows
+    built by the game's one builder.
 
     A "missing" typical value is plugged in as NaN: the model must handle NaN (e.g.
     ``HistGradientBoostingClassifier``), else its own error is raised.
@@ -427,23 +407,24 @@ def typical_value_contributions(
     ------
     ValueError
         Missing values in ``X`` (unless ``allow_nan``), wrong columns, a model without
-        ``predict_proba`` or with more than two classes, and a probability of 0 (or of 1
+        ``predict_proba``, more than two classes without ``output=``, and a probability of 0 (or of 1
         for the logit) at ``x`` or at a replaced row: the log is infinite — unless
         ``clip=eps`` is given, which clips the probabilities into ``[eps, 1 − eps]``.
     """
-    frame, was_frame = check_rows(X, len(typical.feature_names), allow_nan)
-    f, col = _positive_column(model, output)
-    donor = _typical_donor(frame, typical)
-    n, d = frame.shape
-    inst = np.tile(np.arange(n), d + 1)
-    feat = np.repeat(np.arange(-1, d), n)
-    rows = _mixed_rows(frame, inst, feat, donor.iloc[np.zeros(len(inst), dtype=int)].reset_index(drop=True))
-    p = _predict(f, rows, was_frame, col, max_rows_per_call).reshape(d + 1, n)
-    s_x = _transform(p[0], scale, clip, _at_rows("X"))
-    s_k = _transform(p[1:].T, scale, clip, _at_replaced(list(frame.columns), "set to its typical value"))
-    return _result(s_x, s_k, frame, was_frame, f"typical-value-{scale}")
+    game = Game(model, X, _typical_row(typical, X), output=output, output_default="positive", allow_nan=allow_nan,
+                max_rows_per_call=max_rows_per_call, names=("X", "typical"), allow_nan_background=True)
+    n, d = game.n, game.d
+    inst = np.tile(np.arange(n), d)
+    feat = np.repeat(np.arange(d), n)
+    p_x = _probabilities(game.outputs)
+    p_k = _probabilities(game.evaluate(inst, feat[:, None] != np.arange(d), np.zeros(n * d, dtype=np.int64)))
+    s_x = _transform(p_x, scale, clip, _at_rows("X"))
+    s_k = _transform(p_k.reshape(d, n).T, scale, clip,
+                     _at_replaced(_names(game), "set to its typical value"))
+    return _result(s_x, s_k, game, f"typical-value-{scale}")
 
 
+@entry_point(model="model", rows=("X", "background"), allow_nan=True)
 @renamed_keywords(positive="output")
 def integral_contributions(
     model: Any,
@@ -469,30 +450,23 @@ def integral_contributions(
     against the *conditional* ``p(x_k | x_{-k})``; the marginal is the draft's choice
     (see the chapter's derivation notebook).
 
-    Cost: ``n (1 + d m)`` model rows, in chunks of ``max_rows_per_call``.
+    Cost: ``n (1 + d m)`` model rows, in chunks of ``max_rows_per_call`` (``model_rows`` of the
+    result); ``X`` and ``background`` are the checked game's (:class:`lib.games.Game`).
     Same errors as :func:`typical_value_contributions`.
     """
-    check_same_kind(X, background)
-    frame, was_frame = check_rows(X, None, allow_nan)
-    bg, _ = check_rows(background, frame.shape[1], allow_nan, name="background")
-    check_same_columns(frame, bg)
-    f, col = _positive_column(model, output)
-    n, d = frame.shape
-    m = len(bg)
+    game = Game(model, X, background, output=output, output_default="positive", allow_nan=allow_nan,
+                max_rows_per_call=max_rows_per_call)
+    n, d, m = game.n, game.d, game.m
     # block-major: (row i, feature k, background j)
     inst = np.repeat(np.arange(n), d * m)
     feat = np.tile(np.repeat(np.arange(d), m), n)
-    donor_idx = np.tile(np.arange(m), n * d)
-    rows = pd.concat(
-        [frame, _mixed_rows(frame, inst, feat, bg.iloc[donor_idx].reset_index(drop=True))],
-        ignore_index=True,
-    )
-    p = _predict(f, rows, was_frame, col, max_rows_per_call)
-    p_x = p[:n]
-    p_marg = p[n:].reshape(n, d, m).mean(axis=2)
+    donors = np.tile(np.arange(m), n * d)
+    p_x = _probabilities(game.outputs)
+    p_marg = _probabilities(game.evaluate(inst, feat[:, None] != np.arange(d), donors)).reshape(n, d, m).mean(axis=2)
     s_x = _transform(p_x, scale, clip, _at_rows("X"))
-    s_marg = _transform(p_marg, scale, clip, _at_replaced(list(frame.columns), "averaged over the background"))
-    return _result(s_x, s_marg, frame, was_frame, f"integral-{scale}")
+    s_marg = _transform(p_marg, scale, clip,
+                        _at_replaced(_names(game), "averaged over the background"))
+    return _result(s_x, s_marg, game, f"integral-{scale}")
 
 
 # ---------------------------------------------------------------------------
@@ -772,14 +746,15 @@ def log_and_logit(model: Any, *, output: Any = None, clip: float | None = None) 
     contributions are on exactly the same scale. Inputs are passed to the model as given
     (DataFrame or array).
     """
-    f, col = _positive_column(model, output)
+    choice = choose_output(model, output, default="positive")
     if clip is not None and not 0 < clip < 0.5:
         raise ValueError("clip must lie in (0, 0.5)")
+    f = choice.function
 
     def out(Z: Any) -> np.ndarray:
-        frame, was_frame = as_frame(Z, "Z")
-        p = _predict(f, frame, was_frame, col, len(frame) or 1)
+        p = _probabilities(evaluate(f, Z, len(Z)))
         where = _at_rows("the rows it was asked for")
         return np.column_stack([_transform(p, "log", clip, where), _transform(p, "logit", clip, where)])
 
+    out.__wrapped__ = model  # type: ignore[attr-defined]  # the classifier's columns (model_columns)
     return out

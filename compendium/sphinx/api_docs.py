@@ -201,10 +201,70 @@ class ApiTable(Directive):
         return [container]
 
 
+#: The outcomes of the conformance suite as the page prints them, and what each means.
+OUTCOME_MARKS = {"same": "=", "refused": "err", "n/a": "–"}
+
+
+def conformance_rows(root: Any) -> tuple[list[str], dict[str, dict[str, str]]]:
+    """The stored outcomes of the conformance suite (``lib.entry_points.CONFORMANCE_TABLE``): the cases,
+    and each declared entry point's outcome of each; an entry point or a case the stored run lacks is
+    an error that names the command that writes the table again."""
+    import csv
+    from pathlib import Path
+
+    from lib.entry_points import CONFORMANCE_TABLE, entry_points
+
+    with open(Path(root) / CONFORMANCE_TABLE, encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle)
+        header = next(reader)
+        rows = {row[0]: dict(zip(header[1:], row[1:])) for row in reader}
+    missing = [name for name in entry_points() if name not in rows]
+    unknown = sorted({v for row in rows.values() for v in row.values()} - set(OUTCOME_MARKS))
+    if missing or unknown:
+        raise ValueError(f"{CONFORMANCE_TABLE} lacks the entry points {missing} or holds outcomes {unknown}: run "
+                         "python -m lib.tests.conformance")
+    return header[1:], {name: rows[name] for name in entry_points()}
+
+
+class ConformanceTable(Directive):
+    """``{conformance-table}``: every entry point of ``lib`` that takes a model and rows (one row each, from
+    ``lib.entry_points``) against every case of the conformance suite (one column each, numbered; the
+    legend names them), with the outcome its stored run found (:func:`conformance_rows`)."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        from compendium.sphinx.pages import root_of
+        from lib.entry_points import CONFORMANCE_TABLE
+
+        root = root_of(self)
+        self.state.document.settings.env.note_dependency(str(root / CONFORMANCE_TABLE))
+        try:
+            cases, rows = conformance_rows(root)
+        except (OSError, ValueError) as err:
+            raise self.error(str(err)) from None
+        counts = {kind: sum(row[c] == kind for row in rows.values() for c in cases) for kind in OUTCOME_MARKS}
+        rst = [f"{len(rows)} entry points × {len(cases)} cases: {counts['same']} give the clean call's numbers "
+               f"(``=``), {counts['refused']} are refused with the row, the column and a remedy that the suite "
+               f"follows and that works (``err``), {counts['n/a']} do not apply (``–``: no background, no "
+               "budget, no randomness, or a model the method reads without calling it).", "",
+               ".. list-table::", "   :header-rows: 1", "   :class: conformance-table", "",
+               "   * - entry point", *[f"     - {k}" for k in range(1, len(cases) + 1)]]
+        for name, row in rows.items():
+            short = name.removeprefix("lib.")
+            rst += [f"   * - :py:obj:`{short} <{name}>`", *[f"     - {OUTCOME_MARKS[row[c]]}" for c in cases]]
+        rst += ["", "Cases: " + "; ".join(f"{k} {case}" for k, case in enumerate(cases, 1)) + "."]
+        lines = ["```{eval-rst}", *rst, "```"]
+        container = nodes.container(classes=["conformance-table"])
+        nested_parse_with_titles(self.state, StringList(lines, source="conformance-table"), container)
+        return [container]
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.connect("autodoc-process-docstring", section_titles_as_rubrics, priority=400)  # before napoleon
     app.connect("autodoc-process-docstring", process_docstring)
     app.connect("autodoc-skip-member", skip_foreign_members)
     app.connect("missing-reference", undocumented_reference)
     app.add_directive("api-table", ApiTable)
+    app.add_directive("conformance-table", ConformanceTable)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

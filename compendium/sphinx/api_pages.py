@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 #: page -> (package, heading level of its modules, the package's modules it shows, in order; a name
 #: ending in ``/`` is a package shown with each of its own modules after it)
 PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "book/api.md": ("lib", "###", ("models", "shapley", "formula", "games", "result", "sampling/", "counting",
-                                   "permutation_sampling")),
+    "book/api.md": ("lib", "###", ("models", "shapley", "formula", "games", "entry_points", "result", "sampling/",
+                                   "counting", "permutation_sampling")),
     "book/api-methods.md": ("lib", "##", ("compositions", "naive_bayes_compositions", "naive_bayes",
                                           "naive_bayes_sklearn", "sdp", "sdp_estimation", "typical_value",
                                           "coalitional", "grouping")),
@@ -43,7 +43,17 @@ NOT_DOCUMENTED: dict[str, str] = {
 }
 
 #: what a module's section says after its table of functions (before its full documentation)
-EXTRA: dict[str, str] = {}
+EXTRA: dict[str, str] = {
+    "lib.entry_points": """
+Every entry point of the table is run by the conformance suite (`lib/tests/test_conformance.py`)
+through the same cases: the same numbers as the clean call, or an error that names what is wrong,
+where, and a remedy that works when followed. The table is the stored run of the suite's examples
+(a test keeps it equal to a fresh run).
+
+```{conformance-table}
+```
+""",
+}
 
 SUMMARY = ("<!-- api-summary: begin (python -m compendium.sphinx.api_pages --write) -->",
            "<!-- api-summary: end -->")

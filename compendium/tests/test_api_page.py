@@ -96,3 +96,25 @@ def test_an_equation_named_by_its_label_in_prose_becomes_its_number() -> None:
     lines = ["The interventional game (book eq. ``eq-found-interventional``), and ``eq-nb-shapley``."]
     api_docs.process_docstring(None, "function", "f", None, None, lines)
     assert lines == ["The interventional game (Eq. :eq:`eq-found-interventional`), and Eq. :eq:`eq-nb-shapley`."]
+
+
+def test_the_conformance_table_is_the_stored_run_of_every_entry_point(tmp_path) -> None:
+    # issue 44: the API page shows the conformance suite's outcomes, one row per declared entry point,
+    # read from the stored run; a run that lacks an entry point stops the build with the command to rerun
+    import shutil
+
+    import pytest
+
+    from lib.entry_points import CONFORMANCE_TABLE, entry_points
+
+    page = (REPO_ROOT / "book" / "api.md").read_text(encoding="utf-8")
+    assert page.count("```{conformance-table}\n```") == 1
+    cases, rows = api_docs.conformance_rows(REPO_ROOT)
+    assert list(rows) == list(entry_points()) and len(cases) >= 26
+    assert {v for row in rows.values() for v in row.values()} <= set(api_docs.OUTCOME_MARKS)
+    (tmp_path / CONFORMANCE_TABLE).parent.mkdir(parents=True)
+    stored = (REPO_ROOT / CONFORMANCE_TABLE).read_text(encoding="utf-8").splitlines()
+    (tmp_path / CONFORMANCE_TABLE).write_text("\n".join(stored[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"lacks the entry points .*python -m lib.tests.conformance"):
+        api_docs.conformance_rows(tmp_path)
+    shutil.rmtree(tmp_path / "lib")

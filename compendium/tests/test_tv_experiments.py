@@ -32,7 +32,7 @@ def test_array_and_frame_inputs_agree():
 def test_contributions_bad_input(nb_fitted):
     X, y, model = nb_fitted
     t = tv.typical_values(X, y)
-    with pytest.raises(ValueError, match="features"):
+    with pytest.raises(ValueError, match=r"typical's columns do not match the ones X has \(not among them: \['f3'\]\)"):
         tv.typical_value_contributions(model, X.iloc[:, :3], t)
     with pytest.raises(ValueError, match="predict_proba"):
         tv.typical_value_contributions(object(), X, t)
@@ -45,8 +45,12 @@ def test_contributions_bad_input(nb_fitted):
     Xn, yn = simulate("naive-bayes", 300, 3, 0.3, np.random.default_rng(0))
     yn3 = np.where(np.arange(300) % 7 == 0, 2, yn)
     m3 = LogisticRegression().fit(Xn, yn3)
-    with pytest.raises(ValueError, match="binary"):
-        tv.typical_value_contributions(m3, Xn, tv.typical_values(Xn, yn3, negative=0))
+    t3 = tv.typical_values(Xn, yn3, negative=0)
+    with pytest.raises(ValueError, match=r"say which class to explain: output= one of \[0, 1, 2\]"):
+        tv.typical_value_contributions(m3, Xn, t3)
+    # the remedy works: one class's probability against the others (issue 44)
+    three = tv.typical_value_contributions(m3, Xn[:4], t3, output=2)
+    assert three.values.shape == (4, 3) and np.all(np.isfinite(three.values))
 
 
 def test_integral_with_one_background_row_is_the_typical_value_method():

@@ -3,6 +3,7 @@ runs a registered estimator on it, and the efficiency adjustment it can apply af
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from lib.entry_points import entry_point
 from lib.games import Game, as_game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options
@@ -76,6 +78,7 @@ def adjust_efficiency(
     return values + w * np.expand_dims(err, 1)
 
 
+@entry_point(model="model", rows=("X", "background"), budget=("max_rows", 60), seed="rng")
 def sample_shapley(
     model: Model | Game,
     X: ArrayOrFrame | np.typing.ArrayLike | None = None,
@@ -86,6 +89,7 @@ def sample_shapley(
     method: str = DEFAULT,
     options: Options | None = None,
     output: Any = None,
+    **deprecated: Any,
 ) -> ShapleyResult:
     """Sampled interventional Shapley values, for more features than :func:`lib.shapley.exact_shapley` takes.
 
@@ -102,7 +106,10 @@ def sample_shapley(
         (:func:`lib.models.as_model`), checked with ``X`` and ``background`` once into a
         :class:`lib.games.Game`; or such a game itself (to give ``feature_names``,
         ``output_names``, ``allow_nan`` or ``max_rows_per_call``: ``Game(model, X, background,
-        ...)``), with ``X`` and ``background`` left out.
+        ...)``), with ``X`` and ``background`` left out.  Those four keywords, and the estimators'
+        options this function took before ``options=`` (``adjust``, ``eps``, ``min_samples``,
+        ``batch_size``, ``prior_samples``, ``background_per_pair``), are still accepted for one
+        release, with a ``DeprecationWarning`` that names their new place.
     X, background
         Rows to explain and background rows (arrays or DataFrames; columns matched by name).
     max_rows
@@ -112,7 +119,8 @@ def sample_shapley(
         minimum in the message; no method spends more (:class:`lib.counting.CountingModel`, or the
         game's ``model_rows``, counts it).
     rng
-        A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``.
+        A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``, or an int seed ``s``, the
+        same as ``np.random.default_rng(s)`` (scikit-learn's convention).
     method
         A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"strata"`` (the
         default, the book's recommended estimator, :mod:`lib.sampling.strata`: each background row's
@@ -136,8 +144,8 @@ def sample_shapley(
     -------
     ShapleyResult
         With ``variances`` (the variance of each estimate) and ``n_samples`` (``(n, d)``,
-        samples per feature).  Base values are exact: the mean of ``f`` over the whole
-        background.
+        samples per feature), and ``model_rows``, the model rows spent.  Base values are exact: the
+        mean of ``f`` over the whole background.
 
     Raises
     ------
@@ -145,13 +153,50 @@ def sample_shapley(
         A budget too small for one estimate (the message gives the smallest ``max_rows``),
         options of another method, an unknown method, or bad input (:mod:`lib.validation`).
     """
-    game = as_game(model, X, background, "sample_shapley", output=output)
+    given, options = _deprecated_keywords(deprecated, method, options)
+    game = as_game(model, X, background, "sample_shapley", output=output, nan_remedy=_NAN_REMEDY, **given)
     if game.d == 0:
-        raise ValueError("X has no features")
+        raise ValueError("X has no features: give at least one column to explain")
+    before = game.model_rows
     res = run(game, method, max_rows, rng, options)
+    res = replace(res, model_rows=game.model_rows - before)
     opts = options if options is not None else estimator(method).options()
     if not opts.adjust:
         return res
     assert res.variances is not None
     values = adjust_efficiency(res.values, res.variances, res.outputs - res.base_values, eps=opts.eps)
     return replace(res, values=values, method=res.method + "-adjusted")
+
+
+#: sample_shapley's NaN remedy: it takes allow_nan through the game it is given
+_NAN_REMEDY = ("impute it, or, if the model handles missing values itself, explain the game that lets them through: "
+               "sample_shapley(lib.games.Game(model, X, background, allow_nan=True), max_rows=..., rng=...)")
+
+#: sample_shapley's keywords before the seam (issue 36): the game's, and the estimators' options
+_GAME_KEYWORDS = ("feature_names", "output_names", "allow_nan", "max_rows_per_call")
+_OPTION_KEYWORDS = ("adjust", "eps", "min_samples", "batch_size", "prior_samples", "background_per_pair")
+
+
+def _deprecated_keywords(given: dict[str, Any], method: str, options: Options | None
+                         ) -> tuple[dict[str, Any], Options | None]:
+    """sample_shapley's removed keywords, accepted for one release with a ``DeprecationWarning``: the
+    game's (``feature_names``, ``output_names``, ``allow_nan``, ``max_rows_per_call``) passed to the
+    game it builds, the estimators' (``adjust``, ``eps``, ``min_samples``, ...) into ``options``."""
+    unknown = sorted(set(given) - set(_GAME_KEYWORDS) - set(_OPTION_KEYWORDS))
+    if unknown:
+        raise TypeError(f"sample_shapley() got unexpected keyword arguments {unknown}")
+    game = {k: v for k, v in given.items() if k in _GAME_KEYWORDS}
+    moved = {k: v for k, v in given.items() if k in _OPTION_KEYWORDS and v is not None}
+    for k in given:
+        where = ("lib.games.Game(model, X, background, " + k + "=...), passed as the model" if k in _GAME_KEYWORDS
+                 else f"options=lib.sampling.estimator({method!r}).options({k}=...)")
+        warnings.warn(f"sample_shapley({k}=...) is deprecated and will be removed in the next release: use {where}",
+                      DeprecationWarning, stacklevel=3)
+    if moved:
+        opts = options if options is not None else estimator(method).options()
+        fields = set(getattr(opts, "__dataclass_fields__", {}))
+        missing = sorted(set(moved) - fields)
+        if missing:
+            raise ValueError(f"method={method!r} has no option {missing}: its options are {sorted(fields)}")
+        options = replace(opts, **moved)
+    return game, options

@@ -21,6 +21,7 @@ import numpy as np
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import REGISTERED, Estimator
+from lib.validation import check_budget, check_random
 
 __all__ = ["DEFAULT", "NOT_ESTIMATORS", "estimator", "estimator_modules", "estimators", "run"]
 
@@ -62,9 +63,11 @@ def run(game: Game, method: str, budget: int, rng: np.random.Generator, options:
     """The estimate of ``method`` on ``game`` with at most ``budget`` model rows per explained row.
 
     ``options=None``: the method's defaults.  Refuses a ``budget`` below the method's minimum for
-    this game (the message names it), options of another method, and an ``rng`` that is not a
-    ``numpy.random.Generator``; after the run, checks the model rows the game counted
-    (at most ``budget`` per explained row).
+    this game or not an integer (the message names the budget to give), options of another method,
+    and an ``rng`` that is neither an int seed nor a ``numpy.random.Generator``
+    (:func:`lib.validation.check_random`: an int ``s`` is ``numpy.random.default_rng(s)``, as
+    scikit-learn takes seeds); after the run, checks the model rows the game counted (at most
+    ``budget`` per explained row).
     """
     est = estimator(method)
     if options is None:
@@ -72,17 +75,15 @@ def run(game: Game, method: str, budget: int, rng: np.random.Generator, options:
     if not isinstance(options, est.options):
         raise ValueError(f"options of method={method!r} are a {est.options.__name__} "
                          f"(lib.sampling.{est.module.rsplit('.', 1)[-1]}), got {type(options).__name__}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError("rng must be a numpy.random.Generator, e.g. np.random.default_rng(0)")
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise ValueError(f"max_rows (model rows per explained row) must be an integer >= 1, got {budget!r}")
+    rng = check_random(rng)
     least = int(est.minimum_rows(game, options))
-    if budget < least:
+    if isinstance(budget, (int, np.integer)) and not isinstance(budget, (bool, np.bool_)) and budget < least:
         raise ValueError(
             f"max_rows={budget} is less than method={method!r} needs for one estimate here: at least {least} "
             f"model rows per explained row (f(x) once, the {game.m} background rows once, and {est.needs}); "
             f"give max_rows >= {least}"
         )
+    budget = check_budget(budget, "max_rows", least)
     before = game.model_rows
     result = est.function(game, int(budget), rng, options)
     spent = game.model_rows - before

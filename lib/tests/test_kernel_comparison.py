@@ -213,8 +213,11 @@ def test_kernel_shap_bad_input(toy):
     f = kc.naive_bayes_output(model.tables_, "yes")
     with pytest.raises(ValueError, match="features but background"):
         kc.kernel_shap(f, parts[:2], parts[:10, :3], seed=0)
+    # a 1-D array is one row, as in every explainer (issue 44: it was refused here alone)
+    np.testing.assert_array_equal(kc.kernel_shap(f, parts[0], parts[:10], seed=0).values,
+                                  kc.kernel_shap(f, parts[:1], parts[:10], seed=0).values)
     with pytest.raises(ValueError, match="2-D"):
-        kc.kernel_shap(f, parts[0], parts[:10], seed=0)
+        kc.kernel_shap(f, parts[None], parts[:10], seed=0)
     with pytest.raises(ValueError, match="background has no rows"):
         kc.kernel_shap(f, parts[:2], parts[:0], seed=0)
     with pytest.raises(ValueError, match="nsamples"):

@@ -173,7 +173,7 @@ def test_bad_input():
     with pytest.raises(ValueError, match="background_per_pair"):
         antithetic_shapley(f, X, bg, n_pairs=1, rng=rng, background_per_pair=0)
     with pytest.raises(TypeError, match="Generator"):
-        antithetic_shapley(f, X, bg, n_pairs=1, rng=0)
+        antithetic_shapley(f, X, bg, n_pairs=1, rng=0.5)
     with pytest.raises(ValueError, match="features"):
         antithetic_shapley(f, X, bg[:, :2], n_pairs=1, rng=rng)
     with pytest.raises(ValueError, match="NaN or infinite"):

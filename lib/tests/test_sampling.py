@@ -109,7 +109,9 @@ def test_the_antithetic_estimate_is_exact_on_an_additive_game():
 
 
 def test_sample_shapley_has_at_most_eight_parameters():
-    assert len(inspect.signature(sampling.sample_shapley).parameters) <= 8
+    # the ninth, **deprecated, takes for one release the keywords it had before the seam (issue 44)
+    named = [p for p in inspect.signature(sampling.sample_shapley).parameters.values() if p.kind != p.VAR_KEYWORD]
+    assert len(named) <= 8
 
 
 def test_a_game_is_accepted_in_place_of_model_x_and_background():

@@ -436,8 +436,8 @@ def test_adjust_efficiency_moves_the_noisy_estimate_most():
 
 def test_sampling_bad_input():
     X, B = np.ones((1, 3)), np.zeros((5, 3))
-    with pytest.raises(TypeError, match="Generator"):
-        sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(10, m=len(B)), method="variance", rng=0)
+    with pytest.raises(TypeError, match="int seed or a numpy.random.Generator"):
+        sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(10, m=len(B)), method="variance", rng="0")
     with pytest.raises(ValueError, match="min_samples"):
         sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(5, m=len(B)), method="variance", rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="method must be one of"):

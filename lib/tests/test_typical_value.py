@@ -256,8 +256,11 @@ def test_integral_bad_input(nb_fitted):
     X, y, model = nb_fitted
     with pytest.raises(ValueError, match="both be DataFrames"):
         tv.integral_contributions(model, X, X.to_numpy())
-    with pytest.raises(ValueError, match="columns"):
-        tv.integral_contributions(model, X, X[X.columns[::-1]])
+    # the background's columns are matched by name (issue 44: they were refused in another order)
+    reordered = tv.integral_contributions(model, X.iloc[:3], X[X.columns[::-1]].iloc[:20])
+    np.testing.assert_array_equal(reordered.values, tv.integral_contributions(model, X.iloc[:3], X.iloc[:20]).values)
+    with pytest.raises(ValueError, match=r"background's columns do not match the ones X has \(missing: \['f3'\]\)"):
+        tv.integral_contributions(model, X, X.iloc[:, :3])
     with pytest.raises(ValueError, match="no rows"):
         tv.integral_contributions(model, X, X.iloc[:0])
 
