@@ -32,9 +32,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from lib import data
+from compendium import data
 from lib import khiops_nb as kn
-from lib.experiments.nb_table3_kernelshap import DATASETS, LOAD_KWARGS
+from compendium.experiments.nb_table3_kernelshap import DATASETS, LOAD_KWARGS
 from nb_speed import _encode
 from timing import cpu_name, quiet_libraries
 
