@@ -54,7 +54,8 @@ import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier
 from tqdm import tqdm
 
-from lib import data, games, shapley
+from lib import games, shapley
+from compendium import data
 from timing import run_times as _run_times
 from timing import quiet_libraries
 

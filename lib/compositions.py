@@ -616,7 +616,7 @@ def logistic(z: npt.ArrayLike) -> np.ndarray:
 
 # ---------------------------------------------------------------------------
 # shap's estimators applied to the ILR coordinates (chapter 2, notebook 06; the
-# estimation study itself is lib.experiments.comp_estimation)
+# estimation study itself is compendium.experiments.comp_estimation)
 # ---------------------------------------------------------------------------
 
 

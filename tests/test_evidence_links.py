@@ -1,7 +1,7 @@
 """One click to the evidence (issue 45): every claim on the built reproduction report links to the cell or
 figure that decides it, in a notebook's page, and that cell is in sight when the page opens at it.
 
-The registry names each claim's cell (``cell:`` under ``claims:``, a MyST label); ``lib.registry.anchor_problems``
+The registry names each claim's cell (``cell:`` under ``claims:``, a MyST label); ``compendium.registry.anchor_problems``
 checks the notebooks' sources. These tests read the built HTML: the report's link for each claim points at
 the label on the notebook's page, and there the element with that id stands in no closed ``<details>`` (a
 dropdown, a toggle, a folded input or output), and, when it is a target before a code cell, that cell's output
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Tag
 
-import lib.report as report
+import compendium.report as report
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"

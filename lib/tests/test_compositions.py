@@ -15,13 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.counting import CountingModel
 from lib import compositions as cp
 from lib import naive_bayes_compositions as nbc
 from lib import shapley as sh
-from lib.sampling import strumbelj_kononenko as sk
 from lib import simplex as sx
-from lib.experiments import comp_estimation as ce
+from lib.counting import CountingModel
+from lib.sampling import strumbelj_kononenko as sk
 
 # ---------------------------------------------------------------------------
 # Independent simplex arithmetic (plain numpy, no lib)
@@ -460,23 +459,6 @@ def test_shap_estimators_on_the_ilr_coordinates():
         cp.shap_permutation_compositions(f, X.astype(float), bg.astype(float), max_evals=6, seed=0)
     with pytest.raises(ValueError, match="features"):
         cp.shap_sampling_compositions(f, X.astype(float), bg[:, :2].astype(float), n_samples=10, seed=0)
-
-
-def test_estimation_errors_table():
-    rng = np.random.default_rng(8)
-    f = random_model(rng, 2, 3)
-    X, bg = rng.normal(size=(2, 2)), rng.normal(size=(5, 2))
-    exact = cp.exact_shapley_compositions(f, X, bg)
-    table = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0,
-                                 estimators=ce.ESTIMATORS[:5])
-    assert list(table["estimator"]) == list(ce.ESTIMATORS[:5])
-    assert np.all(table["rows_per_instance"].iloc[:4] == (2 * 64 * 2 + 5 + 2) / 2)
-    raw, adj = table.set_index("estimator").loc[["Algorithm 2", "Algorithm 2 + adjustment"], "efficiency_gap"]
-    assert adj <= 1e-5 * raw
-    sub = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["Algorithm 2"])
-    assert sub["mean_distance"].iloc[0] == table.set_index("estimator").loc["Algorithm 2", "mean_distance"]
-    with pytest.raises(ValueError, match="unknown estimator"):
-        ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])
 
 
 def test_summary_table_layout_and_values():

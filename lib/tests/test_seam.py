@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 import lib
-from lib.data import REPO_ROOT
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
 LIB = REPO_ROOT / "lib"
 
@@ -151,7 +152,7 @@ def _public_callables():
 OLD_NAMES = {"positive", "class_names"}
 #: names that label things and are not the explained class (a plot's legend, a summary table's rows,
 #: a result's field): ``plotting`` draws, ``summary_table`` lays out a published table
-NOT_THE_EXPLAINED_CLASS = {"lib.plotting.composition_path", "lib.compositions.summary_table",
+NOT_THE_EXPLAINED_CLASS = {"compendium.plotting.composition_path", "lib.compositions.summary_table",
                            "lib.compositions.ShapleyCompositions"}
 
 

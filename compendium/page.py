@@ -1,0 +1,230 @@
+"""What a notebook page prints and pastes: checks that show their number, values glued into the prose.
+
+A page shows the method's calls and the reader's check; the publishing plumbing stays out of
+sight (``CONTRIBUTING.md`` §5). This module holds the two things a page's cells print or record
+for the reader:
+
+- **Checks.** :func:`check` prints the number a verdict is decided on, its bound and the verdict,
+  the number first, and raises :class:`CheckFailed` (an ``AssertionError``) when the verdict is
+  ✗ (an example below). :func:`check_close` measures ``max |got − want|`` itself, :func:`check_all` prints one line per
+  entry of a mapping and raises after printing them all (a :class:`MaxError` keeps the largest
+  error of each law over a loop, and checks them), :func:`check_table` checks a table of errors
+  and returns it as the page shows it. A check prints a number, never a bare ``True``.
+- **Glue.** :func:`glue` records a value under a key for the prose (``{glue:text}`key```), as
+  myst-nb's ``glue(key, value, display=False)`` does, without importing myst-nb: the notebook
+  runs wherever ``lib`` is installed. Outside IPython it records nothing.
+
+A check as a page writes it, and the line it prints::
+
+    check("x ⊕ y against the closed product, max |error|", err, 1e-10)
+    # x ⊕ y against the closed product, max |error| < 1e-12 ≤ 1e-10 ✓
+
+**Same text on any CPU.** An error at the level of rounding noise (``3.1e-16`` here, ``4.4e-16``
+on another CPU, with another BLAS or SIMD kernel) would make a stored output depend on the
+machine. An upper-bound check therefore prints a value under its *floor* (by default a hundredth
+of the bound) as ``< floor``: ``max |error| < 1e-12 ≤ 1e-10 ✓`` says what the reader needs (the
+error is far inside the bound) in text nbval finds the same on every machine. Values above the
+floor are printed with two significant digits (``fmt`` for another format). The verdict is
+always decided on the exact value.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from compendium import stable
+
+__all__ = ["CheckFailed", "MaxError", "check", "check_all", "check_close", "check_line", "check_table", "glue"]
+
+#: comparison -> (its sign as printed, the test)
+_OPS = {
+    "<=": ("≤", lambda v, b: v <= b),
+    "<": ("<", lambda v, b: v < b),
+    ">=": ("≥", lambda v, b: v >= b),
+    ">": (">", lambda v, b: v > b),
+    "==": ("=", lambda v, b: v == b),
+}
+PASS, FAIL = "✓", "✗"
+
+
+class CheckFailed(AssertionError):
+    """A check whose verdict is ✗; its message is the printed line."""
+
+
+def _number(value: Any, what: str) -> int | float:
+    """``value`` as a Python int or float; a boolean or an array of several values is refused."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{what} is a boolean: a check prints the number its verdict is decided on "
+                        "(an error, a count, a margin), not True or False")
+    array = np.asarray(value)
+    if array.size != 1:
+        raise TypeError(f"{what} must be one number, got an array of shape {array.shape} "
+                        "(reduce it first: its maximum error, its count)")
+    item = array.reshape(()).item()
+    if isinstance(item, numbers.Integral):
+        return int(item)
+    if isinstance(item, numbers.Real):
+        return float(item)
+    raise TypeError(f"{what} must be a real number, got {type(value).__name__}")
+
+
+def _text(x: int | float, fmt: str) -> str:
+    if isinstance(x, int):
+        return str(x)
+    if math.isnan(x):
+        return "NaN"
+    return format(x, fmt)
+
+
+def check_line(label: str, value: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
+         fmt: str = ".2g") -> tuple[str, bool]:
+    """The line :func:`check` prints, and its verdict (``True`` for ✓); nothing is printed or raised.
+
+    ``floor`` (upper-bound checks only; default a hundredth of a positive bound, ``0`` for none):
+    a value under it is printed as ``< floor`` (see the module's docstring).
+    """
+    if op not in _OPS:
+        raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}")
+    v = _number(value, "the value")
+    b = _number(bound, "the bound")
+    sign, test = _OPS[op]
+    ok = not (isinstance(v, float) and math.isnan(v)) and bool(test(v, b))
+    if floor is None:
+        floor = b / 100 if op in ("<=", "<") and b > 0 and isinstance(v, float) else 0.0
+    elif op not in ("<=", "<"):
+        raise ValueError(f"a floor is for upper-bound checks (op '<=' or '<'), not {op!r}")
+    if floor and not math.isnan(v) and abs(v) < floor and ok:
+        shown = f"< {_text(float(floor), 'g')}"
+    else:
+        shown = _text(v, fmt)
+    bound_text = _text(b, "g")
+    text = f"{label} {shown} {sign} {bound_text} {PASS if ok else FAIL}" if label else \
+        f"{shown} {sign} {bound_text} {PASS if ok else FAIL}"
+    return text, ok
+
+
+def check(label: str, value: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
+          fmt: str = ".2g") -> None:
+    """Print ``"<label> <value> <op> <bound> ✓"`` and raise :class:`CheckFailed` if the verdict is ✗.
+
+    ``label`` says what is measured (``"efficiency, max |error|"``); ``value`` is the number the
+    verdict is decided on (an error, a count, a margin: never a boolean); ``op`` one of ``<=``,
+    ``<``, ``>=``, ``>``, ``==``. Integers are printed exactly, floats with ``fmt`` (two
+    significant digits), an upper-bound value under ``floor`` as ``< floor``. Returns nothing,
+    so a cell ending in a check shows only its line.
+    """
+    text, ok = check_line(label, value, bound, op=op, floor=floor, fmt=fmt)
+    print(text)
+    if not ok:
+        raise CheckFailed(text)
+
+
+def check_close(label: str, got: Any, want: Any, tol: float, *, floor: float | None = None,
+                fmt: str = ".2g") -> None:
+    """Check ``max |got − want| ≤ tol`` (element-wise, shapes broadcast), printing the largest error.
+
+    ``"<label>, max |error| <error> ≤ <tol> ✓"``; a NaN in either side fails.
+    """
+    a, b = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+    try:
+        diff = np.abs(np.broadcast_to(a, np.broadcast_shapes(a.shape, b.shape)) - b)
+    except ValueError as err:
+        raise ValueError(f"{label}: got and want have shapes {a.shape} and {b.shape}, which do not broadcast") from err
+    error = float(np.nan) if np.isnan(diff).any() else float(diff.max(initial=0.0))
+    check(f"{label}, max |error|" if label else "max |error|", error, tol, floor=floor, fmt=fmt)
+
+
+def check_all(values: Mapping[str, Any], bound: Any, *, op: str = "<=", floor: float | None = None,
+              fmt: str = ".2g") -> None:
+    """One :func:`check` line per ``label: value`` of ``values``, all printed before any failure raises."""
+    if not values:
+        raise ValueError("nothing to check: the mapping is empty")
+    failed = []
+    for label, value in values.items():
+        text, ok = check_line(label, value, bound, op=op, floor=floor, fmt=fmt)
+        print(text)
+        if not ok:
+            failed.append(text)
+    if failed:
+        raise CheckFailed("; ".join(failed))
+
+
+def check_table(values: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
+                fmt: str = ".2g") -> Any:
+    """Check every number of a table (a DataFrame: one error per row and column) and return the
+    table as the page shows it: each cell its number as :func:`check` prints it, and its verdict
+    (``"< 1e-11 ✓"``). Raises :class:`CheckFailed`, naming the failing cells, if any fails.
+    """
+    import pandas as pd
+
+    if not isinstance(values, pd.DataFrame) or values.empty:
+        raise TypeError("check_table takes a non-empty DataFrame of numbers")
+    failed = []
+    shown = pd.DataFrame(index=values.index, columns=values.columns, dtype=object)
+    for row in values.index:
+        for column in values.columns:
+            text, ok = check_line("", values.at[row, column], bound, op=op, floor=floor, fmt=fmt)
+            value_text = text.rsplit(f" {_OPS[op][0]} ", 1)[0]
+            shown.at[row, column] = f"{value_text} {PASS if ok else FAIL}"
+            if not ok:
+                failed.append(f"{row} / {column}: {text}")
+    if failed:
+        raise CheckFailed("; ".join(failed))
+    return shown
+
+
+class MaxError(dict):
+    """The largest absolute error of each law over a loop: ``errors[label] = array`` keeps the
+    maximum of ``|array|`` seen so far under ``label`` (a NaN stays NaN, so that it fails), and
+    :meth:`check` prints one line per law.
+
+    For example::
+
+        errors = MaxError()
+        for N in range(2, 7):
+            errors["x ⊖ x = uniform"] = sx.difference(X, X) - 1 / N
+        errors.check(1e-10)        # x ⊖ x = uniform, max |error| < 1e-12 ≤ 1e-10 ✓
+    """
+
+    def check(self, bound: Any, *, op: str = "<=", floor: float | None = None, fmt: str = ".2g") -> None:
+        """:func:`check_all` of the laws, each labelled ``"<law>, max |error|"``."""
+        check_all({f"{law}, max |error|": value for law, value in self.items()}, bound, op=op, floor=floor, fmt=fmt)
+
+    def __setitem__(self, label: str, value: Any) -> None:
+        diff = np.abs(np.asarray(value, dtype=float))
+        new = float(np.nan) if np.isnan(diff).any() else float(diff.max(initial=0.0))
+        old = self.get(label, 0.0)
+        super().__setitem__(label, math.nan if math.isnan(new) or math.isnan(old) else max(old, new))
+
+
+def glue(key: str, value: Any, *, digits: int = 6, display: bool = False) -> None:
+    """Record ``value`` under ``key`` for the prose (``{glue:text}`key```), without myst-nb.
+
+    What myst-nb's ``glue(key, value, display=False)`` records (a display output whose mime
+    types carry its prefix, and the key in its metadata), so the book's build reads it the same
+    way. A float is rounded to ``digits`` decimals as a Python ``float`` (``compendium.stable.glue_number``'s
+    rule: a numpy scalar's repr, or the last digits of a BLAS result, never reach the stored
+    output); an integer is glued as a Python ``int``; a text as it is. A boolean is refused: glue
+    the word the prose shows. Outside IPython (a script) nothing is recorded. ``display`` is
+    there so that myst-nb's ``glue(key, value, display=False)`` reads the same: a glued value is
+    never shown (``display=True`` is refused; print it, or show it in a cell of its own).
+    """
+    if display:
+        raise ValueError(f"glue {key!r}: compendium.page.glue records a value for the prose and shows nothing")
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"a glue key is a non-empty text, got {key!r}")
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"glue {key!r}: a boolean; glue the word the prose shows (a verdict, 'yes')")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        value = int(value)
+    elif isinstance(value, (numbers.Real, np.floating)):
+        value = round(float(value), digits)
+        if not math.isfinite(value):
+            raise ValueError(f"glue {key!r}: {value} is not a finite number; say in words why it is missing")
+    # one way to store a value for the prose, without myst-nb: compendium.stable.glue
+    stable.glue(key, value, display=False)

@@ -1,0 +1,157 @@
+"""compendium.page: checks print their number, bound and verdict and fail loudly; glue records without myst-nb."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from compendium import page
+from compendium.page import CheckFailed, MaxError, check, check_all, check_close, check_line, check_table, glue
+
+
+def test_the_number_comes_first_then_bound_and_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    check("difference from the paper", 0.0012, 0.005)
+    assert capsys.readouterr().out == "difference from the paper 0.0012 ≤ 0.005 ✓\n"
+
+
+def test_noise_under_the_floor_prints_the_floor() -> None:
+    # rounding noise (the same on no two CPUs) prints as its floor: the same text everywhere
+    for noise in (0.0, 3.1e-16, 4.4e-16, 9.9e-13):
+        assert check_line("max |error|", noise, 1e-10) == ("max |error| < 1e-12 ≤ 1e-10 ✓", True)
+    assert check_line("max |error|", 2.5e-11, 1e-10)[0] == "max |error| 2.5e-11 ≤ 1e-10 ✓"
+    assert check_line("e", 3e-16, 1e-10, floor=0)[0] == "e 3e-16 ≤ 1e-10 ✓"
+    assert check_line("e", 3e-16, 1e-10, floor=1e-14)[0] == "e < 1e-14 ≤ 1e-10 ✓"
+
+
+def test_a_failed_check_prints_and_raises(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(CheckFailed, match=r"max \|error\| 0\.002 ≤ 0\.001 ✗"):
+        check("max |error|", 0.002, 0.001)
+    assert capsys.readouterr().out == "max |error| 0.002 ≤ 0.001 ✗\n"
+    assert issubclass(CheckFailed, AssertionError)
+
+
+def test_a_failing_value_is_never_hidden_under_the_floor() -> None:
+    # -1 is under the floor in size but fails a lower-bound check; a failing upper check shows its value
+    assert check_line("margin", -1e-20, 0.0, op=">=") == ("margin -1e-20 ≥ 0 ✗", False)
+    assert check_line("e", 5e-3, 1e-3, op="<")[0] == "e 0.005 < 0.001 ✗"
+
+
+@pytest.mark.parametrize(("op", "value", "bound", "text", "ok"), [
+    ("<", 1, 2, "n 1 < 2 ✓", True),
+    (">=", 0.31, 0.0, "n 0.31 ≥ 0 ✓", True),
+    (">", 0.0, 0.0, "n 0 > 0 ✗", False),
+    ("==", 0, 0, "n 0 = 0 ✓", True),
+    ("==", np.int64(3), 4, "n 3 = 4 ✗", False),
+])
+def test_comparisons(op: str, value: object, bound: object, text: str, ok: bool) -> None:
+    assert check_line("n", value, bound, op=op) == (text, ok)
+
+
+def test_nan_fails() -> None:
+    assert check_line("max |error|", float("nan"), 1.0) == ("max |error| NaN ≤ 1 ✗", False)
+    with pytest.raises(CheckFailed):
+        check_close("x", [1.0, np.nan], [1.0, 1.0], 1e-9)
+
+
+def test_booleans_arrays_and_bad_ops_are_refused() -> None:
+    with pytest.raises(TypeError, match="not True or False"):
+        check("holds", True, 1)
+    with pytest.raises(TypeError, match="one number"):
+        check("errors", np.zeros(3), 1e-9)
+    with pytest.raises(ValueError, match="op must be"):
+        check("e", 0.1, 1, op="=<")
+    with pytest.raises(ValueError, match="upper-bound"):
+        check("e", 0.1, 1, op=">=", floor=1e-3)
+
+
+def test_check_close_measures_the_largest_error(capsys: pytest.CaptureFixture[str]) -> None:
+    check_close("closure", [0.2, 0.3], [0.2, 0.3 + 2e-3], 1e-2, fmt=".1g")
+    assert capsys.readouterr().out == "closure, max |error| 0.002 ≤ 0.01 ✓\n"
+    with pytest.raises(ValueError, match="broadcast"):
+        check_close("x", np.zeros(3), np.zeros(2), 1e-9)
+
+
+def test_check_all_prints_every_line_before_raising(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(CheckFailed, match="b 0.5"):
+        check_all({"a": 0.0, "b": 0.5, "c": 1e-20}, 1e-10)
+    assert capsys.readouterr().out.splitlines() == [
+        "a < 1e-12 ≤ 1e-10 ✓", "b 0.5 ≤ 1e-10 ✗", "c < 1e-12 ≤ 1e-10 ✓"]
+    with pytest.raises(ValueError, match="empty"):
+        check_all({}, 1.0)
+
+
+def test_max_error_keeps_the_largest_absolute_error() -> None:
+    errors = MaxError()
+    errors["law"] = np.array([0.1, -0.3])
+    errors["law"] = np.array([0.2])
+    errors["other"] = 0.0
+    assert errors == {"law": 0.3, "other": 0.0}
+    errors["law"] = np.array([np.nan])
+    errors["law"] = np.array([1.0])
+    assert math.isnan(errors["law"])
+
+
+@given(st.floats(min_value=0, max_value=1e-3, allow_nan=False), st.floats(min_value=1e-12, max_value=1.0))
+def test_the_verdict_is_the_comparison(value: float, bound: float) -> None:
+    text, ok = check_line("e", value, bound)
+    assert ok == (value <= bound)
+    assert text.endswith("✓" if ok else "✗")
+
+
+def test_glue_outside_ipython_records_nothing_and_checks_its_value() -> None:
+    glue("found-x", 0.5)   # no IPython shell here: nothing to record into, no error
+    with pytest.raises(TypeError, match="boolean"):
+        glue("found-holds", True)
+    with pytest.raises(ValueError, match="finite"):
+        glue("found-x", float("inf"))
+    glue("found-x", 0.5, display=False)   # myst-nb's call reads the same
+    with pytest.raises(ValueError, match="shows nothing"):
+        glue("found-x", 0.5, display=True)
+
+
+def test_glue_records_what_myst_nb_reads() -> None:
+    """Inside a kernel, the display output is myst-nb's own (through ``compendium.stable.glue``, the one
+    implementation): its prefix and the key in its metadata, with the value's text as IPython formats
+    it after compendium.page's rules (a float rounded, an integer as ``int``)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+    from myst_nb.ext.glue import GLUE_PREFIX
+
+    InteractiveShell.instance()
+    with capture_output(display=True) as captured:
+        glue("found-x", np.float64(0.123456789))
+        glue("found-n", np.int64(7))
+        glue("found-word", "reproduced")
+    shown = [(out.data, out.metadata) for out in captured.outputs]
+    assert [d for d, _ in shown] == [
+        {GLUE_PREFIX + "text/plain": "0.123457"},
+        {GLUE_PREFIX + "text/plain": "7"},
+        {GLUE_PREFIX + "text/plain": "'reproduced'"},
+    ]
+    assert all(m["scrapbook"] == {"name": k, "mime_prefix": GLUE_PREFIX}
+               for (_, m), k in zip(shown, ["found-x", "found-n", "found-word"]))
+
+
+def test_max_error_checks_each_law(capsys: pytest.CaptureFixture[str]) -> None:
+    errors = MaxError()
+    for shift in (1e-17, 3e-16):
+        errors["x ⊖ x = uniform"] = np.array([shift, -shift])
+    errors.check(1e-10, op="<")
+    assert capsys.readouterr().out == "x ⊖ x = uniform, max |error| < 1e-12 < 1e-10 ✓\n"
+
+
+def test_check_table_shows_each_number_and_verdict() -> None:
+    import pandas as pd
+
+    errors = pd.DataFrame({"isometry": [1e-15, 2e-10], "linear": [0.0, 3e-16]}, index=["N=3", "N=10"])
+    shown = check_table(errors, 1e-9, op="<")
+    assert shown.to_dict() == {"isometry": {"N=3": "< 1e-11 ✓", "N=10": "2e-10 ✓"},
+                               "linear": {"N=3": "< 1e-11 ✓", "N=10": "< 1e-11 ✓"}}
+    with pytest.raises(CheckFailed, match="N=10 / isometry"):
+        check_table(errors, 1e-10)
+    with pytest.raises(TypeError):
+        check_table(pd.DataFrame(), 1.0)
