@@ -552,6 +552,8 @@ def test_claims_table_refuses_bad_rows() -> None:
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("b", " ", "§1", "x", True)])
     with pytest.raises(ValueError, match=r"row 0 .*compute holds from the threshold"):
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True, (t,))])
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] test the same thing"):
+        report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("a", "B.", "§2", "y", True)])
     with pytest.raises(ValueError, match="positive value"):
         report.Threshold("x <= t", 0, 0.5)
     with pytest.raises(ValueError, match="without ';'"):
