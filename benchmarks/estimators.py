@@ -25,7 +25,7 @@ Games (``--games``)
 Estimators (``--estimators``; every one sees the same model, explained rows and background rows)
     The book's, every estimator of its registry (:mod:`lib.sampling`, through :func:`lib.sampling.run`
     on a :class:`lib.games.Game`): ``book default`` (:data:`lib.sampling.DEFAULT`, the default of
-    :func:`lib.shapley.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
+    :func:`lib.sampling.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
     ``book Algorithm 2 (prior 4)`` (Štrumbelj & Kononenko's Algorithms 1-2 and the book's fix), and any
     other registered estimator as ``book <name>``;
     shap's ``PermutationExplainer`` (``Independent`` masker holding every background row),
@@ -84,13 +84,13 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from timing import quiet_libraries  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from lib import counting, games, shapley  # noqa: E402
 from compendium import side_env
 from compendium.data import REPO_ROOT  # noqa: E402
 from compendium.experiments import estimator_games as eg  # noqa: E402
-from timing import quiet_libraries  # noqa: E402
+from lib import counting, games, shapley  # noqa: E402
 
 #: Budgets in model rows per feature and per explained row.
 BUDGETS_PER_FEATURE = (10, 30, 100, 300, 1000, 3000, 10000)
@@ -171,8 +171,8 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
             yield eg.BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
                           "enumeration (lib.shapley.exact_shapley)")
         elif name == "svc-iris-ilr":
-            from lib import compositions
             from compendium.experiments import comp_estimation
+            from lib import compositions
 
             model, flowers, bg = comp_estimation.iris_setup()
             f = compositions.ilr_model(model.predict_proba)
@@ -416,9 +416,9 @@ def _grouping_points(game: eg.BenchmarkGame, seed: int) -> list[dict]:
     data-driven method at both alphas), as points: its cost in counted model rows per explained row (the
     coalitions Eq. F4 needs, each against every background row; no seed, it is deterministic) and its
     error against the complete influence (the exact values)."""
+    from compendium.experiments import coal_many
     from lib import coalitional as co
     from lib import grouping as gr
-    from compendium.experiments import coal_many
 
     A, _, _, _ = coal_many.prepare("adult")
     records = []

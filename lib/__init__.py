@@ -18,10 +18,11 @@ from types import ModuleType
 #: in one place.
 MODULES: dict[str, str] = {
     'models': 'One way in for any model: a fitted classifier (its predict_proba) or a callable.',
-    'shapley': "The exact (2^d enumeration) and sampled (lib.sampling's estimators) Shapley engine.",
+    'formula': "The Shapley formula over a game's 2^d coalition values: the bottom of the engine.",
+    'shapley': 'The exact engine (2^d enumeration): interventional Shapley values, the ground truth.',
     'games': 'The interventional game of a model, checked once per public call (Game): hybrid rows, where x and the background agree, the value function in numpy, a count of model rows.',
     'result': 'ShapleyResult, the result every Shapley explainer returns (values, base values, outputs, names, to_explanation).',
-    'sampling': 'Estimators of Shapley values past exact enumeration, as plug-ins registered by name (antithetic, Štrumbelj & Kononenko).',
+    'sampling': 'Shapley values past exact enumeration: sample_shapley, and the estimators it runs, plug-ins registered by name.',
     'counting': 'CountingModel: counts the model rows an explainer asks for (cost tables, budgets, benchmarks).',
     'permutation_sampling': 'Deprecated: antithetic permutation sampling moved to lib.sampling.antithetic (kept one release).',
     'validation': 'The input checks every explainer applies (rows to explain, background rows).',
@@ -43,8 +44,25 @@ MODULES: dict[str, str] = {
 }
 
 __all__ = sorted(MODULES)
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    # the version the package was built with (setuptools-scm, from git: pyproject.toml), as pip installed it
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("shapley-book-lib")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+__version__ = _installed_version()
 __doc__ = (__doc__ or "") + "\nModules\n-------\n" + "".join(f"{name}\n    {what}\n" for name, what in MODULES.items())
+
+
+#: The book's machinery that lived in ``lib`` before issue 48 and is now the package ``compendium``:
+#: ``lib`` never imports it, so the old names say where they went instead of importing it for you.
+MOVED_TO_COMPENDIUM = ("data", "report", "claims", "registry", "stable", "page", "plotting", "regenerate",
+                       "parallel", "side_env", "experiments")
 
 
 def __getattr__(name: str) -> ModuleType:
@@ -52,4 +70,7 @@ def __getattr__(name: str) -> ModuleType:
     # runs once, as __main__, without being imported a second time.
     if name in __all__:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in MOVED_TO_COMPENDIUM:
+        raise AttributeError(f"lib.{name} is now compendium.{name}, the book's machinery (lib holds the methods "
+                             f"and never imports it): import compendium.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -40,12 +40,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-import lib
 import compendium
-from lib import bayesnet as bn
-from lib import sdp
+import lib
 from compendium import side_env
 from compendium.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SWING_ROWS
+from lib import bayesnet as bn
+from lib import sdp
 
 SIDE = side_env.SIDE_ENVS / "acv"
 DERIVED = compendium.data.REPO_ROOT / "data" / "derived"
@@ -118,7 +118,7 @@ def exact_tables(rows: pd.DataFrame, parts: Path, features: list[str]) -> None:
     assert (decisions["state"].to_numpy() == np.arange(2**d)).all()
     g = decisions["decision"].to_numpy().astype(float)
     X = rows[features].to_numpy()
-    size = lib.shapley.coalition_masks(d).sum(axis=1)
+    size = lib.formula.coalition_masks(d).sum(axis=1)
     sdp_frames, sufficient, swing, runtime = [], [], [], []
     for k, r in enumerate(tqdm(list(rows.itertuples(index=False)), desc="exact SDP, coalitions, swing values")):
         start = time.perf_counter()

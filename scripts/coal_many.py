@@ -8,7 +8,7 @@ no longer be enumerated: for every (data set, classifier) of the grid it
    probability of the positive class, the value function the interventional game of
    ``lib.shapley`` on a seeded background sample);
 2. estimates the complete influence of a seeded sample of explained rows by
-   permutation sampling (``lib.shapley.sample_shapley``, uniform allocation) with a
+   permutation sampling (``lib.sampling.sample_shapley``, uniform allocation) with a
    standard error per attribute, and records the *noise floor* of the error metric,
    ``mean_rows sqrt(sum_k SE_k^2) / (2 sqrt n)``; up to ``EXACT_UP_TO`` attributes the
    exact complete influence (``lib.shapley.exact_shapley``) is the reference instead, and

@@ -29,16 +29,17 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import compendium.data
-from lib import coalitional as co
-from lib import grouping as gr
-from lib import games
-from lib import shapley as sh
 from compendium.claims import Claim
-from lib.counting import CountingModel
 from compendium.data import REPO_ROOT
 from compendium.experiments.coal_grid import FIGURES_1_2
 from compendium.parallel import gather_unit_csvs, write_unit_csv
 from compendium.regenerate.result import Result
+from lib import coalitional as co
+from lib import games, sampling
+from lib import grouping as gr
+from lib import shapley as sh
+from lib.counting import CountingModel
+from lib.sampling.strumbelj_kononenko import sampling_rows
 
 #: The data sets of the issue: the book's cached sets with many attributes.
 DATASETS = ("ionosphere", "cervical", "spambase", "german-numeric", "adult")
@@ -114,8 +115,8 @@ def run_pair(name: str, kind: str, *, n_explain: int, n_background: int, fidelit
     background = A[np.sort(rng.choice(n, size=n_background, replace=False))]
     explained = A[np.sort(rng.choice(n, size=n_explain, replace=False))]
     t0 = time.process_time()
-    runs = [sh.sample_shapley(f, explained[[r]], background, method="uniform",
-                              max_rows=sh.sampling_rows(REFERENCE_SAMPLES * d, m=len(background)),
+    runs = [sampling.sample_shapley(f, explained[[r]], background, method="uniform",
+                              max_rows=sampling_rows(REFERENCE_SAMPLES * d, m=len(background)),
                               rng=np.random.default_rng([seed, d, n, r]))
             for r in range(n_explain)]
     t_reference = time.process_time() - t0

@@ -20,8 +20,9 @@ import pandas as pd
 from sklearn.svm import SVC
 
 import compendium.data
-from lib import simplex as sx
 from compendium.claims import Claim
+from compendium.regenerate.result import Result
+from lib import simplex as sx
 from lib.compositions import (
     Model,
     ShapleyCompositions,
@@ -31,9 +32,7 @@ from lib.compositions import (
     shap_sampling_compositions,
 )
 from lib.counting import CountingModel
-from compendium.regenerate.result import Result
-from lib.shapley import sampling_rows
-from lib.sampling.strumbelj_kononenko import VarianceOptions
+from lib.sampling.strumbelj_kononenko import VarianceOptions, sampling_rows
 from lib.validation import check_finite_inputs
 
 __all__ = ["APPENDIX_D", "APPENDIX_E", "SECTION_5_5", "BUDGETS", "ESTIMATORS", "N_BACKGROUND", "N_SEEDS", "ROWS", "allocation_claim",

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from lib import shapley as sh
 from compendium.claims import Claim, Threshold
+from lib import formula
 from lib.sdp import check_pi, check_sdp, swing_decomposition, swing_game
 from lib.validation import is_number
 
@@ -102,7 +102,7 @@ def figure1_claims(
         return np.where(np.abs(a) < 1e-12, 0.0, a)
 
     levels = np.round(np.arange(0.5, 1.0 + 1e-9, step), 6)
-    curve = exact(sh.shapley_from_game(np.stack([swing_game(v, q) for q in levels])))
+    curve = exact(formula.shapley_from_game(np.stack([swing_game(v, q) for q in levels])))
     split = swing_decomposition(swing_game(v, pi))
     at = exact(split.values)
     below = curve[levels <= low + 1e-12]

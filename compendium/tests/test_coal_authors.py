@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lib import coalitional as co
-from lib import grouping as gr
 from compendium.data import REPO_ROOT
 from compendium.experiments import coal_authors as ca
-from lib.shapley import shapley_from_game
+from lib import coalitional as co
+from lib import grouping as gr
+from lib.formula import shapley_from_game
 
 
 # ----------------------------------------------------------------------------- groups

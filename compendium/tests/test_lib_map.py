@@ -189,3 +189,12 @@ def test_nothing_under_lib_imports_the_books_machinery() -> None:
 ])
 def test_the_arrow_check_reads_every_form_of_import(source: str, found: bool) -> None:
     assert ("compendium" in _imported_roots(source)) is found
+
+
+def test_a_name_that_moved_to_compendium_says_where_it_went() -> None:
+    import lib
+
+    for name in lib.MOVED_TO_COMPENDIUM:
+        assert name in importlib.import_module("compendium").MODULES
+        with pytest.raises(AttributeError, match=rf"lib\.{name} is now compendium\.{name}"):
+            getattr(lib, name)

@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from lib import compositions as cp
 from lib import naive_bayes_compositions as nbc
-from lib import shapley as sh
 from lib import simplex as sx
 from lib.counting import CountingModel
 from lib.sampling import strumbelj_kononenko as sk
+from lib.sampling.strumbelj_kononenko import sampling_rows
 
 # ---------------------------------------------------------------------------
 # Independent simplex arithmetic (plain numpy, no lib)
@@ -202,7 +202,7 @@ def test_sampling_converges_to_exact():
     f = random_model(rng, 3, 3)
     X, bg = rng.normal(size=(1, 3)), rng.normal(size=(8, 3))
     exact = cp.exact_shapley_compositions(f, X, bg)
-    est = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(6000, m=len(bg)), rng=rng,
+    est = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(6000, m=len(bg)), rng=rng,
                                          method="variance", options=sk.VarianceOptions(batch_size=50))
     err = sx.distance(est.compositions, exact.compositions)
     se = np.sqrt(est.shapley.variances.sum(axis=2))  # per-feature total standard error
@@ -214,9 +214,9 @@ def test_adjustment_is_eq_18_19_in_the_simplex():
     rng = np.random.default_rng(7)
     f = random_model(rng, 4, 3)
     X, bg = rng.normal(size=(2, 4)), rng.normal(size=(10, 4))
-    raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+    raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(80, m=len(bg)), method="variance",
                                          rng=np.random.default_rng(1))
-    adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+    adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(80, m=len(bg)), method="variance",
                                          rng=np.random.default_rng(1), options=sk.VarianceOptions(adjust=True))
     eps = 1e-6
     for r in range(2):
@@ -241,7 +241,7 @@ def test_variance_allocation_skips_a_null_feature():
         return f0(Z)
 
     est = cp.sample_shapley_compositions(
-        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sh.sampling_rows(300, m=10), rng=rng,
+        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sampling_rows(300, m=10), rng=rng,
         method="variance", options=sk.VarianceOptions(min_samples=3)
     )
     assert est.shapley.n_samples[0, 2] == 3  # m_min samples, then none: zero trace
@@ -432,7 +432,7 @@ def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
     X, bg = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
     for allocation in ("uniform", "variance"):
         c = CountingModel(f)
-        cp.sample_shapley_compositions(c, X, bg, max_rows=sh.sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
+        cp.sample_shapley_compositions(c, X, bg, max_rows=sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
                                        options=sk.VarianceOptions(batch_size=3) if allocation == "variance" else None)
         assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
 

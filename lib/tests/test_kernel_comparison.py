@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib import games
+from lib import formula, games
 from lib import kernel_comparison as kc
 from lib import naive_bayes as nb
 from lib import shapley as sh
@@ -155,7 +155,7 @@ def test_logit_link_explains_the_logit_of_the_mean_probability(toy):
     X, B = parts[:4], parts[:150]
     ks = kc.kernel_shap(p, X, B, seed=0, nsamples=2**4, link="logit")
     game = games.interventional_game(p, X, B)
-    expected = sh.shapley_from_game(np.log(game / (1 - game)))
+    expected = formula.shapley_from_game(np.log(game / (1 - game)))
     np.testing.assert_allclose(ks.values, expected, atol=1e-9)
     log_odds_values, _ = kc.background_shapley_values(model.tables_, X, B, "yes")
     assert np.abs(ks.values - log_odds_values).max() > 1e-3

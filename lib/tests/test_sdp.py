@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import bayesnet as bn
-from lib import games, sdp
+from lib import formula, games, sdp
 from lib import shapley as sh
 
 
@@ -165,7 +165,7 @@ def simple_games(draw, max_d: int = 6):
 @given(simple_games())
 def test_swings_minus_reverse_swings_are_the_shapley_values(v):
     dec = sdp.swing_decomposition(v)
-    phi = sh.shapley_from_game(v)
+    phi = formula.shapley_from_game(v)
     np.testing.assert_allclose(dec.swings - dec.reverse_swings, phi, atol=1e-12)
     np.testing.assert_allclose(dec.values, phi, atol=1e-12)
     assert np.all(dec.swings >= 0) and np.all(dec.reverse_swings >= 0)
@@ -439,7 +439,7 @@ def test_lucas_born_an_even_day_is_null_in_both_ordinary_games(lucas):
     for g in (f, sdp.decision_table(f, 0.5)):
         for game in (sdp.conditional_game(g, p, X[:4]), sdp.marginal_game(g, p, X[:4])):
             np.testing.assert_allclose(game[:, without | (1 << b)], game[:, without], atol=1e-12)
-            assert np.abs(sh.shapley_from_game(game)[:, b]).max() < 1e-12
+            assert np.abs(formula.shapley_from_game(game)[:, b]).max() < 1e-12
 
 
 def test_lucas_interventional_values_agree_with_a_sampled_background(lucas):
@@ -457,7 +457,7 @@ def test_lucas_interventional_values_agree_with_a_sampled_background(lucas):
     hybrid = (sx & S[None, :]) | (z[:, None] & (full ^ S[None, :]))  # (state z, coalition S)
     se = np.empty_like(exact)
     for k in (0, 1):
-        per_row = sh.shapley_from_game(g[:, k][hybrid])  # (2**11 states, 11)
+        per_row = formula.shapley_from_game(g[:, k][hybrid])  # (2**11 states, 11)
         np.testing.assert_allclose(p @ per_row, exact[:, k], atol=1e-12)  # linearity: the mean is exact
         se[:, k] = np.sqrt(p @ (per_row - exact[:, k]) ** 2)
     m = 4000
