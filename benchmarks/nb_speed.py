@@ -58,7 +58,7 @@ from compendium import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
 from timing import interleaved_times as _interleaved
-from timing import cpu_name, quiet_libraries
+from timing import quiet_libraries
 from timing import run_times as _times
 
 #: targets of the issues: Adult in <= 5 ms (issue 15; 0.05 s before), >= 1e5 x faster
@@ -181,7 +181,6 @@ def run_dataset(name: str, repeats: int, kernel_rows: int, background: int | Non
         "kernel vs eq10 same background max abs diff": k_diff,
         "eq10 full vs background expectation max abs diff": background_shift,
         "ratio kernel per row / ours per row": k_row / (t_ours / n),
-        "cpu": cpu_name(),
     }
 
 

@@ -928,3 +928,4 @@ def findings(report: pd.DataFrame | None = None, root: str | Path | None = None)
                 sentences.append(f"{lead} {why}: " + ("; ".join(said) if outcome == INCONSISTENT else _list(said)) + ".")
         out[paper] = sentences
     return out
+

@@ -44,7 +44,18 @@ MODULES: dict[str, str] = {
 }
 
 __all__ = sorted(MODULES)
-__version__ = "0.1.0"
+
+def _installed_version() -> str:
+    # the version the package was built with (setuptools-scm, from git: pyproject.toml), as pip installed it
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("shapley-book-lib")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+__version__ = _installed_version()
 __doc__ = (__doc__ or "") + "\nModules\n-------\n" + "".join(f"{name}\n    {what}\n" for name, what in MODULES.items())
 
 

@@ -2,7 +2,8 @@
 
 - One equation numbering (``CONTRIBUTING.md`` §3): a paper's equation is numbered with the
   paper's letter and number, ``(L10)``; the book's own are numbered per chapter, ``(1.4)``.
-- The Figures page lists every file of ``book/figures`` with its sha256.
+- The Figures page lists every file of ``book/figures`` with its sha256, and gives every figure its
+  citation entry (BibTeX and plain text) naming the book's version, the commit, the label and the digests.
 - Every chapter landing page opens with its generated results box.
 - Under every labelled equation `lib` computes, the page names the function and links to its source.
 """
@@ -224,6 +225,31 @@ def test_figures_page_headings_citation_and_lazy_images() -> None:
     for stem in stems:  # each image opens its SVG, copied beside the pages
         svg = HTML / "book" / "figures" / f"{stem}.svg"
         assert svg.resolve() in links and svg.is_file(), stem
+
+
+def test_every_figure_has_its_citation_entry() -> None:
+    """Under each figure, "Cite this figure": a BibTeX @misc and a plain-text entry, each naming the book's version
+    and commit (the page's footer's), the figure's label and the sha256 of both its files."""
+    text = (HTML / "book" / "figures.html").read_text(encoding="utf-8")
+    footer = dict(re.findall(r'data-([a-z]+)="([^"]*)"', re.search(r'<p class="pinned-build" ([^>]*)>', text)[1]))
+    sections = dict(re.findall(r'<section id="figure-([^"]+)">(.*?)</section>', text, flags=re.S))
+    stems = sorted({p.stem for p in (ROOT / "book" / "figures").iterdir()})
+    assert sorted(sections) == stems
+    for stem in stems:
+        body = html.unescape(re.sub(r"<[^>]+>", "", sections[stem]))
+        cite = body.split("Cite this figure", 1)
+        assert len(cite) == 2, f"{stem}: no citation entry"
+        entry = " ".join(cite[1].split())
+        bibtex = entry[entry.index("@misc{"):]
+        plain = entry[:entry.index("@misc{")]
+        label = re.search(r"label (fig-[\w-]+)", body)[1]
+        for part in (plain, bibtex):
+            assert f"version {footer['version']}" in part and footer["commit"] in part, (stem, part[:200])
+            assert f"(figure {label})" in part, (stem, label)
+            for suffix in (".png", ".svg"):
+                digest = hashlib.sha256((ROOT / "book" / "figures" / f"{stem}{suffix}").read_bytes()).hexdigest()
+                assert f"book/figures/{stem}{suffix}" in part and digest in part, (stem, suffix)
+        assert bibtex.count("{") == bibtex.count("}") and f"version = {{{footer['version']}}}" in bibtex
 
 
 def test_every_image_opens_at_full_size() -> None:

@@ -1,12 +1,17 @@
 """The notebooks run outside a clone of the repository (issue 39): a downloaded notebook, or Colab.
 
-The package is built from ``pyproject.toml`` (a wheel, by ``tools/release.py``'s ``wheel``, as for a
+The two distributions are built (their wheels, by ``tools/release.py``'s ``wheels``, as for a
 release) and a fresh virtual environment is made in a temporary folder, away from the clone,
 with ``lib``'s dependencies at the pinned versions (``requirements.txt`` as constraints, so the
-stored outputs can match) and nbval, but neither ``lib`` nor myst-nb. Then, there:
+stored outputs can match) and nbval, but neither ``lib``, ``compendium`` nor myst-nb. Then, there:
 
-1. the first code cell of a notebook (``tools/install_cell.py``) installs ``lib``: it is missing,
-   and ``SHAPLEY_BOOK_LIB`` names the wheel just built instead of the release's (no network);
+1. the first code cell of a notebook (``tools/install_cell.py``) installs ``lib`` and ``compendium`` (two
+   wheels: the methods, and the machinery with the stored results): they are missing, and
+   ``SHAPLEY_BOOK_LIB`` names the folder of the wheels just built instead of the release's (no network);
+   with the network to the release and the repository cut off (a proxy that refuses every
+   connection) and no ``SHAPLEY_BOOK_LIB``, the cell of a page of a release ends in its one message,
+   run by IPython as a notebook runs it, with no traceback; so does a data set's fetch from its source
+   (``compendium.data``), naming ``SHAPLEY_BOOK_DATA_MIRROR``;
 2. ``compendium.data`` loads a data set that is not in the (empty) data cache: it fetches it, from a
    local mirror of the book's data (``SHAPLEY_BOOK_DATA_MIRROR``), checks its sha256 and uses it;
    ``python -m compendium.data fetch all`` fills the rest;
@@ -65,10 +70,10 @@ def test_no_notebook_imports_myst_nb() -> None:
 
 @pytest.fixture(scope="module")
 def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
-    """A fresh environment outside the clone with lib installed by a notebook's first cell."""
+    """A fresh environment outside the clone with lib and compendium installed by a notebook's first cell."""
     base = tmp_path_factory.mktemp("outside-clone")
     assert not base.resolve().is_relative_to(ROOT)
-    wheel = release.wheel(base / "wheel")          # as a release builds it
+    wheel, _ = release.wheels(base / "wheel")      # both distributions, as a release builds them
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -78,24 +83,30 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1",
                SHAPLEY_BOOK_HOME=str(base / "home"))
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    deps = _run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", "-c", str(ROOT / "requirements.txt"),
+    pins = base / "constraints.txt"     # requirements.txt's pins (its editable lines are no constraints)
+    pins.write_text("".join(ln + "\n" for ln in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+                            if not ln.startswith("-")), encoding="utf-8")
+    deps = _run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", "-c", str(pins),
                  *project["dependencies"], *TOOLS], env=env, cwd=base)
     assert deps.returncode == 0, deps.stderr[-3000:]
-    absent = _run([str(python), "-c", "import importlib.util as u; print(u.find_spec('lib'), u.find_spec('myst_nb'))"],
-                  env=env, cwd=base)
-    assert absent.stdout.split() == ["None", "None"], absent.stdout + absent.stderr
-    # 1. a notebook's first code cell installs lib where it is missing
+    absent = _run([str(python), "-c", "import importlib.util as u; "
+                   "print(u.find_spec('lib'), u.find_spec('compendium'), u.find_spec('myst_nb'))"], env=env, cwd=base)
+    assert absent.stdout.split() == ["None", "None", "None"], absent.stdout + absent.stderr
+    # 1. a notebook's first code cell installs lib and compendium where they are missing, from the folder of
+    # the release's wheels that SHAPLEY_BOOK_LIB names
     cell = install_cell.source(ROOT)
-    first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: f"shapley-book-lib @ {wheel.as_uri()}"},
-                 cwd=base)
+    first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: str(base / "wheel")}, cwd=base)
     assert first.returncode == 0, first.stdout + first.stderr
     where = _run([str(python), "-c", "import lib, compendium.data as d; print(lib.__file__); print(d.in_clone()); "
                   "print(d.REPO_ROOT); print(d.data_dir())"], env=env, cwd=base)
     assert where.returncode == 0, where.stderr
     lib_file, clone, book, cache = where.stdout.split("\n")[:4]
     assert Path(lib_file).is_relative_to(venv) and clone == "False"
-    assert Path(book) == base / "home" / project["version"] and Path(cache) == base / "home" / "data"
-    # every package of lib/ and compendium/ is in the wheel (a subpackage missing from it fails only on import)
+    version = wheel.name.split("-")[1]                  # the wheel's version, setuptools-scm's of this checkout
+    assert Path(book) == base / "home" / version and Path(cache) == base / "home" / "data"
+    installed = _run([str(python), "-m", "pip", "list", "--format=freeze"], env=env, cwd=base).stdout
+    assert f"shapley-book-lib=={version}" in installed and f"shapley-book-compendium=={version}" in installed
+    # every package of lib/ and compendium/ is in the wheels (a subpackage missing fails only on import)
     shipped = _run([str(python), "-c", "import pkgutil, lib, compendium; print(*sorted(m.name for p in (lib, compendium) "
                     "for m in pkgutil.walk_packages(p.__path__, p.__name__ + '.') if m.ispkg))"], env=env, cwd=base)
     packages = {".".join(p.parent.relative_to(ROOT).parts) for top in ("lib", "compendium")
@@ -105,7 +116,58 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     # ... and then does nothing, and prints nothing
     again = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: "no-such-package-is-installed"}, cwd=base)
     assert (again.returncode, again.stdout, again.stderr) == (0, "", "")
-    return {"base": base, "python": python, "env": env, "book": Path(book), "cache": Path(cache)}
+    return {"base": base, "python": python, "env": env, "book": Path(book), "cache": Path(cache), "venv": venv}
+
+
+#: every route out cut: a proxy on a port where nothing listens refuses every connection (pip, git, urllib)
+CUT = {name: "http://127.0.0.1:9" for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy",
+                                                "https_proxy", "all_proxy")}
+
+
+def _ipython(outside: dict[str, object], code: str, env: dict[str, str]) -> str:
+    """Run ``code`` as a notebook cell (IPython shows an exception as a notebook does); stdout and stderr."""
+    run = _run([str(outside["python"]), "-m", "IPython", "--no-banner", "--colors=NoColor", "-c", code],
+               env={**outside["env"], **env}, cwd=outside["base"], timeout=600)
+    return run.stdout + run.stderr
+
+
+def test_the_install_cell_ends_in_its_message_when_the_release_is_cut_off(outside: dict[str, object]) -> None:
+    """A fresh environment without lib, the network cut: the release's wheel and the repository at the commit
+    cannot be reached, and the cell of a release's page stops with its message, no traceback."""
+    venv = Path(str(outside["venv"]))
+    assert _run([str(outside["python"]), "-m", "pip", "uninstall", "-y", "-q", "shapley-book-lib",
+                 "shapley-book-compendium"], env=outside["env"], cwd=outside["base"]).returncode == 0
+    try:
+        commit = "0123456789abcdef0123456789abcdef01234567"
+        cell = install_cell.fill(install_cell.source(ROOT, peers=True), "0.2.0", commit)
+        out = _ipython(outside, cell, CUT)
+        assert "Traceback" not in out and "Error" not in out.split("\n")[0], out[-3000:]
+        lines = [ln for ln in out.splitlines() if ln.strip()]
+        assert lines[0] == ("lib and compendium, the book's library and its machinery, are not installed here and "
+                            "could not be installed:"), out
+        assert lines[1].startswith("  the release v0.2.0: ") and lines[2].startswith(
+            "  the repository at commit 0123456789ab: "), out
+        assert lines[3].startswith("Two ways on: set SHAPLEY_BOOK_LIB to the wheels") and len(lines) == 4, out
+        assert not list(venv.glob("lib/python*/site-packages/lib")) + list(venv.glob("lib/python*/site-packages/compendium"))
+    finally:    # lib and compendium back, for the notebooks
+        back = _run([str(outside["python"]), "-m", "pip", "install", "-q", "--no-deps",
+                     *map(str, sorted((outside["base"] / "wheel").glob("*.whl")))], env=outside["env"], cwd=outside["base"])
+        assert back.returncode == 0, back.stderr
+
+
+def test_a_data_fetch_ends_in_its_message_when_the_source_is_cut_off(outside: dict[str, object],
+                                                                     tmp_path: Path) -> None:
+    """Outside a clone a missing data set is fetched from its source; cut off, the load stops with one message
+    naming SHAPLEY_BOOK_DATA_MIRROR, and no traceback."""
+    empty = tmp_path / "empty-cache"
+    out = _ipython(outside, "import compendium.data as d\nX, y = d.load('lucas0')", {**CUT, "SHAPLEY_BOOK_DATA": str(empty)})
+    assert "Traceback" not in out, out[-3000:]
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    assert len(lines) == 2, out
+    assert lines[0].startswith("compendium.data: the data set 'lucas0' is not in the data cache") and \
+        "could not be fetched: lucas/lucas0_train.csv from " in lines[0], out
+    assert lines[1].startswith("Two ways on: set SHAPLEY_BOOK_DATA_MIRROR") and "SHAPLEY_BOOK_DATA " in lines[1], out
+    assert not any(empty.rglob("*.csv")), "a file was put in the cache"
 
 
 def test_data_are_fetched_and_checked_outside_the_clone(outside: dict[str, object]) -> None:

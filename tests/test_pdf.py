@@ -62,19 +62,23 @@ def test_the_pdf_holds_the_whole_book(pdf: Path) -> None:
     assert len(images.splitlines()) - 2 >= 40, "the figures are missing"
 
 
-def test_the_first_page_names_version_commit_and_build_date(pdf: Path) -> None:
-    """As every web page's footer (compendium/sphinx/citation.py): the PDF is pinned to what built it."""
-    import tomllib
+def test_the_first_page_names_version_commit_and_its_date(pdf: Path) -> None:
+    """As every web page's footer (compendium/sphinx/citation.py): the PDF is pinned to what built it, and its version
+    names that commit (setuptools-scm's development version, or the release's tag)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_pinned_pages import version_names
 
     first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True,
                            check=True).stdout
     flat = " ".join(first.split())
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
-    match = re.search(r"Version (\S+?)(?: \(release \S+\))?, built on (\d{4}-\d{2}-\d{2}) from commit ([0-9a-f]{40})", flat)
-    assert match, f"the first page does not name version, build date and commit: {flat[:300]!r}"
-    assert match[1] == version
+    match = re.search(r"Version (\S+?)(?: \(release (\S+)\))?, from commit ([0-9a-f]{40}) of (\d{4}-\d{2}-\d{2})", flat)
+    assert match, f"the first page does not name version, commit and its date: {flat[:300]!r}"
+    assert version_names(match[1], match[3], match[2] or match[3]), (match[1], match[3])
     known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", f"{match[3]}^{{commit}}"], capture_output=True)
     assert known.returncode == 0, f"the PDF names commit {match[3]}, which this repository does not have"
+    date = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%cd", "--date=format-local:%Y-%m-%d",
+                           match[3]], capture_output=True, text=True, env={**os.environ, "TZ": "UTC"}).stdout.strip()
+    assert match[4] == date, f"the PDF names the date {match[4]}, its commit's is {date}"
 
 
 def test_no_page_is_blank(pdf: Path, tmp_path: Path) -> None:
@@ -228,3 +232,15 @@ def test_the_figures_carry_their_description_as_alt_text(pdf: Path) -> None:
         # in the chapter and on the Figures page
         assert alts.count(description) >= 2, f"{name}: its description is the /Alt of {alts.count(description)} image(s)"
     assert len(alts) >= 2 * len(list(FIGURE_DIR.glob("*.png")))
+
+
+def test_the_pdf_is_dated_by_its_commit(pdf: Path) -> None:
+    """Chromium writes the time of printing into the PDF; tools/build_pdf.py sets both dates to the commit's time
+    (SOURCE_DATE_EPOCH), so two prints of one book give the same bytes (a release's bundle is reproducible)."""
+    import datetime as dt
+
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH") or subprocess.run(
+        ["git", "-C", str(ROOT), "show", "-s", "--format=%ct", "HEAD"], capture_output=True, text=True).stdout)
+    stamp = dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc).strftime("D:%Y%m%d%H%M%S+00'00'")
+    dates = re.findall(rb"/(?:CreationDate|ModDate) \(([^)]*)\)", pdf.read_bytes())
+    assert dates and {d.decode() for d in dates} == {stamp}, dates

@@ -1,7 +1,8 @@
 """Every built page names what built it, and no link names a branch (issue 39, ``compendium/sphinx/citation.py``).
 
 The built book (``_build/html``, made by the README's first command): every page's footer names
-the version (``pyproject.toml``'s), a commit of this repository and the build date; every link
+the version (setuptools-scm's, which names the commit between releases), a commit of this repository and
+the commit's date; every link
 into a repository (a file or folder at a ref on GitHub, a Binder or Colab launch) names that
 page's commit or the release tag, never a branch. The checks are functions of a page's text,
 tested first on pages made to fail (a link to ``main``, a page without its commit). How the
@@ -11,6 +12,8 @@ and a folder outside git, which the page says and which does not crash the build
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import subprocess
 import tomllib
@@ -23,7 +26,7 @@ HTML = ROOT / "_build" / "html"
 
 from compendium.sphinx import citation  # noqa: E402 - the book's extension
 
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+VERSION = "0.2.0.dev12+g0123456789"   # a development version, as setuptools-scm writes one (the page checks)
 PINNED = re.compile(r'<p class="pinned-build" ([^>]*)>(.*?)</p>', re.S)
 HREF = re.compile(r'\b(?:href|src)="([^"]+)"')
 #: where a URL names a ref: a file or folder of a GitHub repository, a Binder launch, a Colab launch
@@ -43,20 +46,30 @@ def pinned(page: str) -> dict[str, str] | None:
     return dict(re.findall(r'data-([a-z]+)="([^"]*)"', match[1])) if match else None
 
 
-def problems(page: str, *, version: str = VERSION) -> list[str]:
-    """What is wrong with a built page: no pinned footer, a footer without a commit, version or date, or
-    a link that names a branch (any ref but the page's commit or release tag; a link to another
-    repository must name a commit or a version tag too)."""
+def version_names(version: str, commit: str, ref: str) -> bool:
+    """Whether ``version`` names ``commit``: a development version carries the commit's first digits
+    (``+g0123456789``), a release's is the tag the page's links name (``v0.2.0``)."""
+    dev = re.fullmatch(r"\d+(?:\.\d+)*\.dev\d+\+g(?P<node>[0-9a-f]{7,40})(?:\.d\d{8})?", version)
+    if dev:
+        return commit.startswith(dev["node"])
+    return bool(re.fullmatch(r"\d+(?:\.\d+)*", version)) and ref == f"v{version}"
+
+
+def problems(page: str) -> list[str]:
+    """What is wrong with a built page: no pinned footer, a footer without a commit, version or date, a version
+    that does not name the commit, or a link that names a branch (any ref but the page's commit or release tag;
+    a link to another repository must name a commit or a version tag too)."""
     data = pinned(page)
     if data is None:
-        return ["no footer naming the version, the commit and the build date"]
+        return ["no footer naming the version, the commit and its date"]
     found = []
+    version = data.get("version", "")
     if not COMMIT.fullmatch(data.get("commit", "")):
         found.append(f"the footer names no commit ({data.get('commit')!r})")
-    if data.get("version") != version:
-        found.append(f"the footer names version {data.get('version')!r}, not {version}")
+    elif not version_names(version, data["commit"], data.get("ref", "")):
+        found.append(f"the footer's version {version!r} does not name its commit {data['commit'][:12]}")
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", data.get("date", "")):
-        found.append(f"the footer names no build date ({data.get('date')!r})")
+        found.append(f"the footer names no date ({data.get('date')!r})")
     if data.get("ref") not in (data.get("commit"), f"v{version}"):
         found.append(f"the footer's ref {data.get('ref')!r} is neither its commit nor the release tag")
     if data.get("commit", "")[:12] not in PINNED.search(page)[2]:
@@ -76,10 +89,10 @@ def problems(page: str, *, version: str = VERSION) -> list[str]:
 
 
 GOOD = ('<p class="pinned-build" data-version="{v}" data-commit="{c}" data-ref="{c}" data-date="2026-11-28" '
-        'data-dirty="false">Version {v}, built on 2026-11-28 from commit <code>{s}</code></p>')
+        'data-dirty="false">Version {v}, from commit <code>{s}</code> of 2026-11-28</p>')
 
 
-def _page(body: str, commit: str = "a" * 40) -> str:
+def _page(body: str, commit: str = "0123456789abcdef0123456789abcdef01234567") -> str:
     return f"<html><body>{body}<footer>{GOOD.format(v=VERSION, c=commit, s=commit[:12])}</footer></body></html>"
 
 
@@ -98,10 +111,12 @@ def test_the_checks_fail_on_a_branch_and_on_a_page_without_its_commit() -> None:
         found = problems(_page(f'<a href="{branch_link}">x</a>', commit))
         assert len(found) == 1 and "a link names" in found[0], (branch_link, found)
     assert problems("<html><body>no footer</body></html>") == [
-        "no footer naming the version, the commit and the build date"]
+        "no footer naming the version, the commit and its date"]
     no_commit = fine.replace(f'data-commit="{commit}"', 'data-commit=""')
     assert any("names no commit" in p for p in problems(no_commit))
     assert any("version" in p for p in problems(fine.replace(f'data-version="{VERSION}"', 'data-version="9.9"')))
+    other = fine.replace(f'data-version="{VERSION}"', 'data-version="0.2.0.dev12+gfedcba987"')
+    assert any("does not name its commit" in p for p in problems(other))      # another commit's version
 
 
 # ----------------------------------------------------------------------------- the build's reading of git
@@ -113,38 +128,60 @@ def _git(cwd: Path, *args: str) -> str:
 def scratch_repo(tmp_path: Path) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.2.3"\n', encoding="utf-8")
+    # the book's own versioning (pyproject.toml's [tool.setuptools_scm]), on a repository of its own
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools_scm"]
+    (repo / "pyproject.toml").write_text(
+        '[project]\nname = "x"\ndynamic = ["version"]\n[tool.setuptools_scm]\n'
+        + "".join(f"{k} = {json.dumps(v)}\n" for k, v in config.items()), encoding="utf-8")
     _git(repo, "init", "-q")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "add", ".")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "one")
+    _commit(repo, "one", epoch=1764288000)               # 2025-11-28 00:00 UTC
     return repo
 
 
-def test_a_build_reads_its_commit_its_tag_and_a_dirty_tree(scratch_repo: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1764288000")    # 2025-11-28 00:00 UTC
+def _commit(repo: Path, message: str, *, epoch: int) -> None:
+    when = {"GIT_AUTHOR_DATE": f"@{epoch} +0000", "GIT_COMMITTER_DATE": f"@{epoch} +0000"}
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", "add", "."],
+                   check=True)
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q",
+                    "--allow-empty", "-m", message], check=True, env={**os.environ, **when})
+
+
+def test_a_build_reads_its_version_commit_tag_date_and_a_dirty_tree(scratch_repo: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1900000000")  # another day: the commit's date wins
     head = _git(scratch_repo, "rev-parse", "HEAD")
     info = citation.build_info(scratch_repo)
-    assert (info.version, info.commit, info.tag, info.dirty, info.date) == ("1.2.3", head, None, False, "2025-11-28")
+    # no tag yet: the first release, 0.1.0, is the next; the version names the commit
+    assert (info.commit, info.tag, info.dirty, info.date) == (head, None, False, "2025-11-28")
+    assert re.fullmatch(r"0\.1\.0\.dev1\+g[0-9a-f]{7,}", info.version) and version_names(info.version, head, head)
     assert info.ref == head and "every link into the repository points at this commit" in info.sentence("https://x")
-    _git(scratch_repo, "tag", "v1.2.3")
-    assert citation.build_info(scratch_repo).ref == "v1.2.3"          # built from the release: its tag
-    (scratch_repo / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.2.3"\n# edited\n')
+    _git(scratch_repo, "tag", "v0.1.0")
+    tagged = citation.build_info(scratch_repo)
+    assert (tagged.version, tagged.ref) == ("0.1.0", "v0.1.0")       # built from the release: its version, its tag
+    _commit(scratch_repo, "two", epoch=1764374400)
+    after = citation.build_info(scratch_repo)
+    assert after.date == "2025-11-29" and after.ref == after.commit != head
+    assert re.fullmatch(r"0\.2\.0\.dev1\+g[0-9a-f]{7,}", after.version) and version_names(after.version, after.commit, "")
+    (scratch_repo / "pyproject.toml").write_text((scratch_repo / "pyproject.toml").read_text() + "# edited\n")
     dirty = citation.build_info(scratch_repo)
-    assert dirty.dirty and dirty.commit == head and "uncommitted changes" in dirty.sentence()
+    assert dirty.dirty and dirty.commit == after.commit and "uncommitted changes" in dirty.sentence()
     (scratch_repo / "untracked.txt").write_text("not a change of a tracked file")
     _git(scratch_repo, "checkout", "-q", "pyproject.toml")
     assert not citation.build_info(scratch_repo).dirty
 
 
-def test_a_build_outside_git_says_so_and_does_not_crash(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nversion = "1.2.3"\n', encoding="utf-8")
+def test_a_build_outside_git_says_so_and_does_not_crash(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\ndynamic = ["version"]\n[tool.setuptools_scm]\n',
+                                             encoding="utf-8")
+    monkeypatch.setenv("SETUPTOOLS_SCM_PRETEND_VERSION", "1.2.3")    # a copy of the sources, its version given
     info = citation.build_info(tmp_path)
-    assert info.commit is None and not info.dirty and info.ref == "v1.2.3"
+    assert info.version == "1.2.3" and info.commit is None and not info.dirty and info.ref == "v1.2.3"
     assert "outside a git checkout: the commit is unknown" in info.sentence("https://github.com/o/r")
-    page = (f'<footer><p class="pinned-build" data-version="{VERSION}" data-commit="" data-ref="v{VERSION}" '
+    page = (f'<footer><p class="pinned-build" data-version="1.2.3" data-commit="" data-ref="v1.2.3" '
             f'data-date="2026-11-28">{info.sentence()}</p></footer>')
     assert any("names no commit" in p for p in problems(page))          # such a build is not a citable one
+    monkeypatch.delenv("SETUPTOOLS_SCM_PRETEND_VERSION")
+    assert citation.build_info(tmp_path).version == "unknown"
 
 
 # ----------------------------------------------------------------------------- the built book

@@ -7,7 +7,7 @@
   PDF: the tool must then refuse without ``--draft``, which the test checks first), and ``--no-pdf``
   when there is no PDF. Without a built book it builds a reduced bundle (``--no-html --no-pdf``).
   Either way the bundle must hold every figure (PNG and SVG), every notebook, every file of
-  ``data/derived/``, the wheel the notebooks' first cell installs, ``CITATION.cff`` with the
+  ``data/derived/``, the two wheels the notebooks' first cell installs, ``CITATION.cff`` with the
   release's version, date and commit, and a manifest that ``--verify`` (and ``sha256sum -c``)
   accept; a file changed afterwards must be caught.
 - ``.zenodo.json`` is what ``CITATION.cff`` and the papers' identifiers give, and valid against
@@ -24,7 +24,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 from pathlib import Path
 
 import jsonschema
@@ -37,7 +36,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import install_cell  # noqa: E402
 import release  # noqa: E402
 
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+VERSION = release.version()   # setuptools-scm's, from git's tags: the version of this checkout
 
 # ----------------------------------------------------------------------------- Zenodo's rules
 # Zenodo's legacy deposit metadata (the schema its GitHub integration reads .zenodo.json with,
@@ -123,8 +122,10 @@ def test_zenodo_json_is_valid_and_follows_citation_cff() -> None:
     record = json.loads(text)
     assert _zenodo_errors(record) == []
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
-    assert record["title"] == cff["title"] and record["version"] == str(cff["version"]) == VERSION
-    assert record["license"] == cff["license"] and record["keywords"] == cff["keywords"]
+    # no version typed: a release's record takes its tag, and the committed files cannot know it
+    assert record["title"] == cff["title"] and "version" not in record and "version" not in cff
+    # Zenodo's licence vocabulary is lowercase ("mit"), CITATION.cff's SPDX id is "MIT"
+    assert record["license"] == cff["license"].lower() == "mit" and record["keywords"] == cff["keywords"]
     # the authors as they are known: no invented names
     assert record["creators"] == [{"name": "The Shapley compendium authors"}]
     assert [a.get("name") for a in cff["authors"]] == ["The Shapley compendium authors"]
@@ -161,13 +162,15 @@ def test_citation_cff_explains_version_to_doi_and_the_bibtex_of_a_figure() -> No
 
 # ----------------------------------------------------------------------------- the tool's parts
 def _state(**kw) -> release.State:
-    base = dict(version=VERSION, commit="a" * 40, tag=None, changed=[], built_commit="a" * 40, built_dirty=False,
+    base = dict(version="0.2.0", commit="a" * 40, tag="v0.2.0", changed=[], built_commit="a" * 40, built_dirty=False,
                 pdf=True, epoch=1764288000)
     return release.State(**{**base, **kw})
 
 
 def test_a_release_is_refused_from_a_dirty_tree_or_a_stale_build() -> None:
     assert release.refusals(_state(), html=True, pdf=True) == []
+    untagged = release.refusals(_state(version="0.2.0.dev3+g0123456789", tag=None), html=True, pdf=True)
+    assert len(untagged) == 1 and "no tag" in untagged[0] and "0.2.0.dev3+g0123456789" in untagged[0]
     assert "not clean" in release.refusals(_state(changed=[" M lib/sdp.py"]), html=True, pdf=True)[0]
     assert "names commit bbbbbbbbbbbb" in release.refusals(_state(built_commit="b" * 40), html=True, pdf=True)[0]
     assert "uncommitted" in release.refusals(_state(built_dirty=True), html=True, pdf=True)[0]
@@ -206,6 +209,41 @@ def test_a_tag_must_name_the_version() -> None:
 
 
 # ----------------------------------------------------------------------------- the bundle, built here
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_the_wheels_build_to_the_same_bytes_twice(tmp_path: Path) -> None:
+    """Two builds of one commit, each in a fresh folder with its own build environment, give the same two wheels:
+    the methods (lib, no tests, no stored results, no machinery) and the machinery (compendium with the stored
+    results and the data manifest, no tests), which needs the methods at exactly its version."""
+    import datetime as dt
+    import zipfile
+
+    first, second = release.wheels(tmp_path / "1"), release.wheels(tmp_path / "2")
+    assert [w.name for w in first] == [w.name for w in second] == [
+        f"shapley_book_lib-{VERSION}-py3-none-any.whl", f"shapley_book_compendium-{VERSION}-py3-none-any.whl"]
+    assert [w.read_bytes() for w in first] == [w.read_bytes() for w in second]
+    day = dt.datetime.fromtimestamp(release.citation.commit_epoch(ROOT), tz=dt.timezone.utc).timetuple()[:3]
+    names = {}
+    for built in first:
+        with zipfile.ZipFile(built) as wheel:
+            names[built.name.split("-")[0]] = wheel.namelist()
+            assert {info.date_time[:3] for info in wheel.infolist()} == {day}     # dated by the commit
+            meta = wheel.read(next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))).decode()
+        assert f"Version: {VERSION}\n" in meta
+    lib, machinery = names["shapley_book_lib"], names["shapley_book_compendium"]
+    assert {n.split("/")[0] for n in lib} == {"lib", f"shapley_book_lib-{VERSION}.dist-info"}
+    assert not [n for n in lib + machinery if "/tests/" in n], "a wheel carries tests"
+    assert not [n for n in lib if n.startswith("compendium") or "_repository" in n]
+    derived = {p.relative_to(ROOT).as_posix() for p in (ROOT / "data" / "derived").rglob("*") if p.is_file()}
+    assert {f"compendium/_repository/{d}" for d in derived} | {"compendium/_repository/data/MANIFEST.yaml"} <= set(
+        machinery)
+    with zipfile.ZipFile(first[1]) as wheel:
+        meta = wheel.read(f"shapley_book_compendium-{VERSION}.dist-info/METADATA").decode()
+    assert f"Requires-Dist: shapley-book-lib=={VERSION}\n" in meta
+
+
 def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> None:
     s = release.state()
     html = (ROOT / "_build" / "html" / "index.html").is_file() and s.built_commit is not None
@@ -221,7 +259,13 @@ def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> Non
         args.append("--draft")
     run = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    name = f"shapley-compendium-{VERSION}" + ("-draft" if reasons else "")
+    # built again, elsewhere: the same bytes, every file of the bundle, the wheel, the assets and SHA256SUMS
+    again = tmp_path / "again"
+    rerun = subprocess.run([*args[:3], str(again), *args[4:]], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert rerun.returncode == 0, rerun.stdout[-3000:] + rerun.stderr[-3000:]
+    first = {k: v for k, v in _files(tmp_path).items() if not k.startswith("again/")}
+    assert first.keys() == _files(again).keys() and first == _files(again)
+    name = f"shapley-compendium-{s.version}" + ("-draft" if reasons else "")
     bundle = tmp_path / name
     assert release.verify(bundle) == []
     check = subprocess.run([sys.executable, "tools/release.py", "--verify", str(bundle)], cwd=ROOT,
@@ -237,14 +281,21 @@ def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> Non
     assert notebooks <= files
     derived = {p.relative_to(ROOT).as_posix() for p in (ROOT / "data" / "derived").rglob("*") if p.is_file()}
     assert derived <= files
-    # the wheel a notebook's first cell installs from the release
-    wheel = install_cell.requirement(ROOT).rsplit("/", 1)[1]
-    assert wheel in files
-    for rel in notebooks:
-        assert (bundle / rel).read_bytes() == (ROOT / rel).read_bytes()
+    # the wheels a notebook's first cell installs from the release
+    wheels = [r.rsplit("/", 1)[1] for r in install_cell.release_requirements(s.version, ROOT)]
+    assert len(wheels) == 2 and set(wheels) <= files
+    for rel in notebooks:      # as stored, the install cell naming this version and commit
+        text = (bundle / rel).read_text(encoding="utf-8")
+        assert text == install_cell.fill((ROOT / rel).read_text(encoding="utf-8"), s.version, s.commit)
+        assert install_cell.named(text) == {"version": s.version, "commit": s.commit}
+    # the exact pins, and the environment that built the bundle
+    for pins in ("requirements.txt", "environment.yml"):
+        assert (bundle / pins).read_bytes() == (ROOT / pins).read_bytes()
+    lock = (bundle / "environment.lock.txt").read_text(encoding="utf-8")
+    assert f"# python {sys.version.split()[0]}" in lock and "numpy==" in lock and str(ROOT) not in lock
     cff = yaml.safe_load((bundle / "CITATION.cff").read_text(encoding="utf-8"))
     meta = json.loads((bundle / "release.json").read_text(encoding="utf-8"))
-    assert str(cff["version"]) == VERSION == meta["version"]
+    assert str(cff["version"]) == s.version == meta["version"]
     assert str(cff["date-released"]) == meta["date"] == s.date and cff["commit"] == meta["commit"] == s.commit
     assert meta["draft"] == bool(reasons) and meta["draft_reasons"] == reasons
     if html:
@@ -258,7 +309,7 @@ def test_the_bundle_builds_here_and_its_manifest_verifies(tmp_path: Path) -> Non
     # what the GitHub release publishes: the bundle in one file, the wheel, CITATION.cff, the PDF, SHA256SUMS
     assets = tmp_path / release.ASSETS
     assert release.verify(assets, release.SUMS) == []
-    assert {f"{name}.tar.gz", wheel, "CITATION.cff", release.SUMS} <= {p.name for p in assets.iterdir()}
+    assert {f"{name}.tar.gz", *wheels, "CITATION.cff", release.SUMS} <= {p.name for p in assets.iterdir()}
     # a file changed afterwards is caught
     (bundle / "figures" / sorted(figures)[0].split("/")[1]).write_bytes(b"changed")
     bad = subprocess.run([sys.executable, "tools/release.py", "--verify", str(bundle)], cwd=ROOT,

@@ -36,7 +36,15 @@ def test_workflow_runs_ci_and_publishes_the_built_book() -> None:
     upload = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-pages-artifact@")]
     assert upload and upload[0]["with"]["path"] == "book/_build/html"
     deploy = jobs["deploy"]
-    assert deploy["needs"] == "test-and-build"
+    assert deploy["needs"] == ["test-and-build", "lib-on-newer-pythons"]
+    # lib's tests on the newer Pythons: a job of their own (the book's Debian image has no pyenv), the same
+    # script .ci/run runs where pyenv's interpreters are, with the tags setuptools-scm's version counts from
+    newer = jobs["lib-on-newer-pythons"]
+    assert newer["strategy"]["matrix"]["python"] == ["3.12", "3.13"]
+    assert newer["steps"][-1]["run"] == ".ci/lib-tests ${{ matrix.python }}"
+    assert newer["steps"][0]["with"]["fetch-depth"] == 0 and steps[0]["with"]["fetch-depth"] == 0
+    ci = next(s for s in steps if s.get("run") == ".ci/run")
+    assert ci["env"]["LIB_TEST_PYTHONS"] == ""
     assert any(str(s.get("uses", "")).startswith("actions/deploy-pages@") for s in deploy["steps"])
     assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
     # .ci/run reads the data from ../shared/data beside the clone: the checkout goes into a

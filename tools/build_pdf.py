@@ -22,6 +22,7 @@ import argparse
 import functools
 import http.server
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -217,7 +218,34 @@ def print_pdf(out: Path = PDF) -> Path:
     finally:
         server.shutdown()
         server.server_close()
+    fixed_dates(out)
     return out
+
+
+def fixed_dates(path: Path, epoch: int | None = None) -> None:
+    """The PDF's creation and modification dates set to ``epoch`` (``SOURCE_DATE_EPOCH``, else the commit's time):
+    Chromium writes the time of printing there, the only bytes that differed between two prints of one book.
+    Each date keeps its length (``D:YYYYMMDDHHmmSS+00'00'``), so the file's cross-reference offsets hold."""
+    import datetime as dt
+    import re
+    import subprocess
+
+    if epoch is None:
+        value = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+        if not value:
+            done = subprocess.run(["git", "-C", str(ROOT), "show", "-s", "--format=%ct", "HEAD"],
+                                  capture_output=True, text=True)
+            value = done.stdout.strip() if done.returncode == 0 else ""
+        if not value.isdigit():
+            return
+        epoch = int(value)
+    stamp = dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc).strftime("D:%Y%m%d%H%M%S+00'00'").encode()
+    data = path.read_bytes()
+    fixed = re.sub(rb"/(CreationDate|ModDate) \(D:\d{14}(?:[+-]\d{2}'\d{2}'|Z)\)",
+                   lambda m: b"/" + m[1] + b" (" + stamp + b")", data)
+    if len(fixed) != len(data):
+        raise ValueError(f"{path}: the PDF's dates are not in the form Chromium writes")
+    path.write_bytes(fixed)
 
 
 def main(argv: list[str] | None = None) -> int:

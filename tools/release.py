@@ -3,39 +3,54 @@
     python tools/release.py                      # from a clean checkout: build the book and the PDF, then the bundle
     python tools/release.py --reuse-build        # the bundle from the book and PDF already built at this commit
     python tools/release.py --verify DIR         # check a bundle against its manifest
-    python tools/release.py --check-tag v0.1.0   # the tag names pyproject's version (the release workflow)
+    python tools/release.py --check-tag v0.1.0   # the tag names this checkout's version (the release workflow)
     python tools/release.py --write-zenodo       # write .zenodo.json from CITATION.cff and the papers' identifiers
 
 The bundle, ``_build/release/shapley-compendium-<version>/`` (``--out`` names another folder):
 
 ``html.tar.gz``
-    the web book (``_build/html``), every page naming the version, the commit and the build date;
+    the web book (``_build/html``), every page naming the version, the commit and its date;
 ``shapley-compendium.pdf``
     the book as one PDF (``tools/build_pdf.py``), its first page naming them too;
 ``figures/``
     every figure of ``book/figures``, PNG and SVG;
 ``notebooks/``
-    every notebook with its stored outputs;
+    every notebook with its stored outputs, its install cell naming the release's version and commit
+    (``tools/install_cell.py``);
 ``data/derived/``
     every stored result of the long runs;
-``shapley_book_lib-<version>-py3-none-any.whl``
-    the package ``lib`` (what a notebook's first cell installs outside a clone);
+``shapley_book_lib-<version>-py3-none-any.whl``, ``shapley_book_compendium-<version>-py3-none-any.whl``
+    the two distributions: the methods, ``lib``, and the book's machinery, ``compendium``, with the stored
+    results and the data manifest (what a notebook's first cell installs outside a clone);
 ``CITATION.cff``
-    the repository's, with the release's ``version``, ``date-released`` and ``commit``;
+    the repository's, with the release's ``version``, ``date-released`` (the commit's date) and ``commit``;
+``requirements.txt``, ``environment.yml``
+    the exact pins of the book's environment (pip's and conda's, which a test keeps equal);
+``environment.lock.txt``
+    the environment that built the bundle: its Python, platform and every installed distribution at
+    its exact version (``pip freeze --all``);
 ``release.json``
     version, commit, tag, date, and ``draft`` with its reasons;
 ``MANIFEST.sha256``
     the sha256 of every other file (``sha256sum -c MANIFEST.sha256`` in the folder checks it).
 
 Beside it, ``assets/`` holds what the GitHub release publishes (its files are flat): the whole
-bundle as ``shapley-compendium-<version>.tar.gz``, the wheel, the PDF, ``CITATION.cff`` and
+bundle as ``shapley-compendium-<version>.tar.gz``, the two wheels, the PDF, ``CITATION.cff`` and
 ``SHA256SUMS`` of these. The tar files are reproducible (sorted names, fixed times and owners).
 
 A release is made from a clean checkout (no change to a tracked file, no untracked file) whose
 built pages name the commit being released. ``--draft`` allows what a release refuses (a dirty
 tree, a build of another commit, ``--no-pdf``, ``--no-html``) for a preview or a test, and says so
-in ``release.json`` and in the bundle's name. The build date is the commit's (``SOURCE_DATE_EPOCH``),
-so a bundle rebuilt from its tag names the same date.
+in ``release.json`` and in the bundle's name. A release is a commit tagged ``v<version>``: the version
+is setuptools-scm's, from that tag (``compendium/sphinx/citation.py``'s :func:`version_of`), so the pages, the
+PDF, the wheels and ``CITATION.cff`` name the same version; between releases a draft names a development
+version (``0.2.0.dev12+g1a2b3c4d``).
+
+Two builds of one commit give the same bytes: the wheels (``SOURCE_DATE_EPOCH``, the commit's time, dates
+every member of its zip; the build requirements are pinned in ``pyproject.toml``), the tarballs (sorted
+names, that time, no owner, no gzip time stamp), the PDF (its dates set to that time by
+``tools/build_pdf.py``), the manifests and ``SHA256SUMS`` (``tests/test_release.py`` builds twice and
+compares).
 """
 
 from __future__ import annotations
@@ -52,12 +67,16 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tools")]
+
+import install_cell  # noqa: E402
+from compendium.sphinx import citation  # noqa: E402 - the book's extension: the version, commit and date of a checkout
+
 HTML = ROOT / "_build" / "html"
 PDF = ROOT / "_build" / "pdf" / "shapley-compendium.pdf"
 OUT = ROOT / "_build" / "release"
@@ -74,7 +93,8 @@ PAPERS = ("lemaire2023naive", "anonymous_shapley_compositions", "amoukou_brunel_
 
 # ----------------------------------------------------------------------------- what is released
 def version(root: Path = ROOT) -> str:
-    return str(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+    """This checkout's version (setuptools-scm's, from git's tags): ``0.2.0`` at ``v0.2.0``."""
+    return citation.version_of(root)
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -131,6 +151,9 @@ def refusals(s: State, *, html: bool, pdf: bool) -> list[str]:
     found = []
     if s.commit is None:
         found.append("not a git checkout: a release names its commit")
+    elif s.tag is None:
+        found.append(f"the commit has no tag v<version> (its version is {s.version}): a release is a tagged "
+                     "commit (git tag v<the next version>)")
     if s.changed:
         found.append(f"the checkout is not clean ({len(s.changed)} changed or untracked files, first: "
                      f"{s.changed[0].strip()}); commit or remove them")
@@ -274,8 +297,9 @@ def zenodo_metadata(root: Path = ROOT) -> dict[str, Any]:
         "description": " ".join(str(cff["abstract"]).split()),
         "creators": creators,
         "access_right": "open",
-        "license": cff["license"],
-        "version": str(cff["version"]),
+        # Zenodo's licence ids are its vocabulary's, lowercase (CITATION.cff's SPDX "MIT" is Zenodo's "mit");
+        # no version: Zenodo's record of a release takes the release's tag
+        "license": str(cff["license"]).lower(),
         "keywords": list(cff.get("keywords", [])),
         "related_identifiers": related,
     }
@@ -302,34 +326,73 @@ def build(s: State) -> None:
     _run([sys.executable, "tools/build_pdf.py"], env)
 
 
-#: what the package is built from (setup.py copies the last two into it)
-PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
-                   "data/MANIFEST.yaml", "data/derived")
+#: the book's two distributions (issue 48): the methods (the repository's root project) and the machinery with
+#: the stored results (distributions/shapley-book-compendium, which needs the first at exactly its version);
+#: name -> (the folder of its project, the wheel's file-name stem)
+DISTRIBUTIONS = {"shapley-book-lib": (".", "shapley_book_lib"),
+                 "shapley-book-compendium": ("distributions/shapley-book-compendium", "shapley_book_compendium")}
+#: what the distributions are built from (the compendium's setup.py copies the last two into it)
+PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
+                   "distributions", "data/MANIFEST.yaml", "data/derived")
 
 
-def wheel(out: Path, root: Path = ROOT) -> Path:
-    """The package ``lib`` as a wheel (``pip wheel``), built from a copy of its sources in a temporary
-    folder: the checkout gets no ``build/`` folder, and two builds at once do not share one."""
+def wheels(out: Path, root: Path = ROOT, *, version: str | None = None, epoch: int | None = None) -> list[Path]:
+    """The two distributions as wheels (``pip wheel``, in :data:`DISTRIBUTIONS`' order), built from a copy of their
+    sources in a temporary folder: the checkout gets no ``build/`` folder, and two builds at once do not share one.
+
+    The copy has no ``.git``: the version is passed to setuptools-scm (``version``, by default this
+    checkout's), and every member of the zips is dated ``epoch`` (``SOURCE_DATE_EPOCH``, by default the
+    commit's time), so two builds of one commit give the same bytes. Neither wheel carries tests."""
     import tempfile
 
+    version = version or citation.version_of(root)
+    epoch = epoch if epoch is not None else (citation.commit_epoch(root) or 0)
     out.mkdir(parents=True, exist_ok=True)
+    built = []
     with tempfile.TemporaryDirectory(prefix="shapley-book-wheel-") as tmp:
         src = Path(tmp) / "src"
         for rel in PACKAGE_SOURCES:
             if (root / rel).is_dir():
                 shutil.copytree(root / rel, src / rel, ignore=shutil.ignore_patterns(
-                    "__pycache__", "*.pyc", "*.nbi", "*.nbc", ".*", "*.egg-info"))
+                    "__pycache__", "*.pyc", "*.nbi", "*.nbc", ".*", "*.egg-info", "tests", "build", "_repository"))
             else:
                 (src / rel).parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(root / rel, src / rel)
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", str(out),
-                               str(src)], capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"release: pip wheel failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
-    found = sorted(out.glob("shapley_book_lib-*.whl"))
-    if len(found) != 1:
-        sys.exit(f"release: expected one wheel in {out}, found {found}")
-    return found[0]
+        env = {**os.environ, "SOURCE_DATE_EPOCH": str(max(epoch, 315532800)),  # a zip dates from 1980 on
+               "SETUPTOOLS_SCM_PRETEND_VERSION": version}
+        for name, (folder, stem) in DISTRIBUTIONS.items():
+            done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir",
+                                   str(out), str(src / folder)], capture_output=True, text=True, env=env)
+            if done.returncode != 0:
+                sys.exit(f"release: pip wheel {name} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+            found = sorted(out.glob(f"{stem}-*.whl"))
+            if len(found) != 1:
+                sys.exit(f"release: expected one wheel of {name} in {out}, found {found}")
+            built.append(found[0])
+    return built
+
+
+def wheel(out: Path, root: Path = ROOT, **kwargs: Any) -> Path:
+    """The methods' wheel, ``shapley-book-lib`` (the first of :func:`wheels`, which builds both)."""
+    return wheels(out, root, **kwargs)[0]
+
+
+def environment_lock() -> str:
+    """The environment that runs this tool, as a lock: its Python and platform, and every distribution
+    installed in it at its exact version (``pip freeze --all``, the book's own editable ``lib`` left out)."""
+    import platform
+    import sysconfig
+
+    done = subprocess.run([sys.executable, "-m", "pip", "freeze", "--all", "--exclude-editable"],
+                          capture_output=True, text=True, check=True)
+    pins = sorted((ln for ln in done.stdout.splitlines() if ln.strip() and not ln.startswith("#")),
+                  key=lambda ln: ln.lower())
+    return "\n".join([
+        "# The environment that built this bundle (tools/release.py): every installed distribution at its",
+        "# exact version. Install the book's own pins from requirements.txt (pip) or environment.yml (conda).",
+        f"# python {platform.python_version()} ({sys.implementation.name}), {sysconfig.get_platform()}",
+        *pins,
+    ]) + "\n"
 
 
 def bundle(s: State, out: Path, *, html: bool, pdf: bool, draft: bool, reasons: list[str]) -> Path:
@@ -350,11 +413,16 @@ def bundle(s: State, out: Path, *, html: bool, pdf: bool, draft: bool, reasons: 
     for path in sorted((ROOT / "notebooks").glob("*/*.ipynb")):
         target = folder / path.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+        # the install cell names the release's version and commit, as the pages' downloads do
+        target.write_text(install_cell.fill(path.read_text(encoding="utf-8"), s.version, s.commit), encoding="utf-8")
     shutil.copytree(ROOT / "data" / "derived", folder / "data" / "derived",
                     ignore=shutil.ignore_patterns("__pycache__", ".*"))
-    built = wheel(out / "wheel")
-    shutil.copyfile(built, folder / built.name)
+    for pins in ("requirements.txt", "environment.yml"):
+        shutil.copyfile(ROOT / pins, folder / pins)
+    (folder / "environment.lock.txt").write_text(environment_lock(), encoding="utf-8")
+    built = wheels(out / "wheel", version=s.version, epoch=s.epoch)
+    for path in built:
+        shutil.copyfile(path, folder / path.name)
     (folder / "CITATION.cff").write_text(release_citation(ROOT, s), encoding="utf-8")
     (folder / "release.json").write_text(json.dumps({
         "name": NAME, "version": s.version, "commit": s.commit, "tag": s.tag, "date": s.date,
@@ -370,7 +438,8 @@ def bundle(s: State, out: Path, *, html: bool, pdf: bool, draft: bool, reasons: 
         shutil.rmtree(assets)
     assets.mkdir()
     reproducible_tar(folder, assets / f"{name}.tar.gz", name, s.epoch)
-    shutil.copyfile(folder / built.name, assets / built.name)
+    for path in built:
+        shutil.copyfile(folder / path.name, assets / path.name)
     shutil.copyfile(folder / "CITATION.cff", assets / "CITATION.cff")
     if pdf:
         shutil.copyfile(folder / PDF.name, assets / f"{name}.pdf")
@@ -389,7 +458,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-pdf", action="store_true", help="leave the PDF out (with --draft)")
     parser.add_argument("--no-html", action="store_true", help="leave the web book out (with --draft)")
     parser.add_argument("--verify", type=Path, metavar="DIR", help="check a bundle against its manifest, and stop")
-    parser.add_argument("--check-tag", metavar="TAG", help="check that TAG is v<pyproject's version>, and stop")
+    parser.add_argument("--check-tag", metavar="TAG", help="check that TAG is v<this checkout's version>, and stop")
     parser.add_argument("--write-zenodo", action="store_true", help="write .zenodo.json from CITATION.cff, and stop")
     args = parser.parse_args(argv)
     if args.verify:
@@ -401,8 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.check_tag:
         expected = f"v{version()}"
         if args.check_tag != expected:
-            print(f"the tag {args.check_tag} does not name pyproject.toml's version ({expected}): bump the version "
-                  "(pyproject.toml, lib.__version__, CITATION.cff, .zenodo.json) in the commit you tag", file=sys.stderr)
+            print(f"the tag {args.check_tag} does not name this checkout's version ({expected}, setuptools-scm's "
+                  "from git's tags): tag the commit you release v<version>, and fetch the tags (fetch-depth: 0)",
+                  file=sys.stderr)
             return 1
         print(f"the tag {args.check_tag} names the version {version()}")
         return 0
@@ -424,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     if before and not args.draft:
         print("release: not a release (pass --draft for a preview):\n  " + "\n  ".join(before), file=sys.stderr)
         return 2
-    if not args.reuse_build:
+    if not args.reuse_build and (html or pdf):
         build(s)
         s = state()
     reasons = problems(s, built=True)

@@ -99,7 +99,7 @@ from compendium.data.cache import (
     sha256,
 )
 from compendium.data.cli import main
-from compendium.data.fetching import MIRROR_VAR, fetch, mirror, verify
+from compendium.data.fetching import MIRROR_VAR, DataFetchError, fetch, mirror, verify
 from compendium.data.keel import load_keel
 from compendium.data.loaders import load, profile
 from compendium.data.lucas import load_lucas0
@@ -126,6 +126,7 @@ __all__ = [
     "HOME_VAR",
     "MIRROR_VAR",
     "ChecksumError",
+    "DataFetchError",
     "DataFileNotFoundError",
     "UnknownDatasetError",
     "data_dir",

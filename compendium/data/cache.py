@@ -85,7 +85,7 @@ def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        return version("shapley-book-lib")
+        return version("shapley-book-compendium")
     except PackageNotFoundError:
         return "unknown"
 

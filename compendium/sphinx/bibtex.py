@@ -49,34 +49,43 @@ class BibtexEntries(Directive):
         return [_literal("\n\n".join(entries[k] for k in keys))]
 
 
-def book_bibtex(citation: dict[str, Any]) -> str:
-    """A BibTeX @software entry for the book, from the fields of CITATION.cff."""
+def book_bibtex(citation: dict[str, Any], *, version: str | None = None, commit: str | None = None,
+                date: str | None = None, ref: str | None = None) -> str:
+    """A BibTeX @software entry for the book, from the fields of CITATION.cff and the build's version, commit and
+    the commit's date (``compendium/sphinx/citation.py``); the URL names the commit (or the release tag), never a branch."""
     # an entity's name is braced, so that BibTeX does not read "authors" as a family name
     authors = " and ".join(
         "{" + a["name"] + "}" if a.get("name") else f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
         for a in citation["authors"]
     )
-    year = str(citation.get("date-released", ""))[:4]
+    date = date or str(citation.get("date-released", "") or "")
+    repository = str(citation.get("repository-code", "") or "").rstrip("/")
+    ref = ref or commit
     fields = [
         ("author", authors),
         ("title", citation["title"]),
-        ("year", year),
-        ("version", str(citation.get("version", ""))),
+        ("year", date[:4]),
+        ("version", version or str(citation.get("version", "") or "")),
         ("doi", str(citation.get("doi", "") or "")),  # the concept DOI, once Zenodo has minted it
-        ("url", citation.get("repository-code", "")),
-        ("note", "Executable research compendium (Jupyter Book)"),
+        ("url", f"{repository}/tree/{ref}" if repository and ref else repository),
+        ("note", "Executable research compendium (Jupyter Book)" + (f"; commit {commit} of {date}" if commit else "")),
     ]
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
     return f"@software{{shapley_compendium,\n{body}\n}}"
 
 
 class BookBibtex(Directive):
-    """BibTeX for the book, generated from CITATION.cff."""
+    """BibTeX for the book, generated from CITATION.cff and the build's version, commit and date."""
 
     has_content = False
 
     def run(self) -> list[nodes.Node]:
+        from compendium.sphinx import citation as pinned
+
         path = root_of(self) / "CITATION.cff"
-        self.state.document.settings.env.note_dependency(str(path))
-        citation = yaml.safe_load(path.read_text(encoding="utf-8"))
-        return [_literal(book_bibtex(citation))]
+        env = self.state.document.settings.env
+        env.note_dependency(str(path))
+        pinned.uses_build(env)
+        build = pinned.info(env.app)
+        cff = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return [_literal(book_bibtex(cff, version=build.version, commit=build.commit, date=build.date, ref=build.ref))]

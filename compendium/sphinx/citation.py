@@ -1,17 +1,18 @@
-"""Every page pinned to what built it: the version, the commit and the build date, and every link
-into the repository at that commit (``CONTRIBUTING.md``: citing the book).
+"""Every page pinned to what built it: the version, the commit and its date, and every link into the
+repository at that commit (``CONTRIBUTING.md``: citing the book).
 
 :func:`build_info` reads, once per build,
 
-- the **version**: ``pyproject.toml``'s ``[project] version`` (the one ``CITATION.cff`` and
-  ``lib.__version__`` repeat; ``compendium/tests/test_book.py`` checks that they agree);
+- the **version**: setuptools-scm's, from git (``pyproject.toml``'s ``[tool.setuptools_scm]``), the
+  one the wheel built from these sources names itself by: ``0.2.0`` at the tag ``v0.2.0``, between
+  releases a development version naming the commit, ``0.3.0.dev12+g1a2b3c4d`` (:func:`version_of`);
 - the **commit**: ``git rev-parse HEAD``, and the release tag ``v<version>`` when it points at that
   commit; whether tracked files differ from it (a *dirty* tree: the page says so, since its links
   show the committed files); outside a git checkout (a copy of the sources without ``.git``) no
   commit, which the page says too;
-- the **build date**: ``SOURCE_DATE_EPOCH`` when set (``tools/release.py`` sets it to the commit's
-  time, so that a release rebuilt from its tag names the same date), else the day of the build
-  (UTC).
+- the **date**: the commit's (its committer time, as ``SOURCE_DATE_EPOCH`` for a release), the same
+  on every page, the PDF, the wheel and ``CITATION.cff``, whenever the book is built; outside git
+  ``SOURCE_DATE_EPOCH`` when set, else the day of the build (UTC).
 
 The *ref* every link names is the release tag when the build is made from it, else the commit
 (outside git: the version's tag, and the page says that the commit is unknown); never a branch.
@@ -20,13 +21,15 @@ It replaces the theme's ``repository_branch``, which the launch buttons (Binder,
 
 What a page shows (``html_theme_options['extra_footer']``, on every page's footer):
 ``<p class="pinned-build" data-version data-commit data-ref data-date data-dirty>``, a sentence
-with the version, the build date and the commit linked to the repository's tree at it.
+with the version, the commit linked to the repository's tree at it and its date.
 ``tools/build_pdf.py`` copies that sentence to the PDF's first page. ``tests/test_pinned_pages.py``
 fails on a page without it and on a link to a branch.
 
-Pages whose content names the commit (the Figures page's links to each file, the BibTeX of a
-figure on "How to cite", ``{figure-bibtex}``) are read again when the commit, the version or the
-date changes (``env-get-outdated``), so an incremental build never shows an older commit.
+Pages whose content names the commit (the Figures page's links to each file and citations, the BibTeX
+of the book and of a figure on "How to cite", ``{figure-bibtex}``) are read again when the commit,
+the version or the date changes (``env-get-outdated``), so an incremental build never shows an older
+commit. The notebooks a page offers for download (``_sources/**/*.ipynb``) get this build's version and
+commit in their install cell (:func:`fill_downloads`, ``tools/install_cell.py``).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import html
 import os
 import re
 import subprocess
-import tomllib
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +56,7 @@ class BuildInfo:
     commit: str | None      # 40 hex digits; None outside a git checkout
     tag: str | None         # "v<version>" when that tag points at the commit
     dirty: bool             # tracked files differ from the commit
-    date: str               # YYYY-MM-DD (UTC)
+    date: str               # YYYY-MM-DD (UTC): the commit's
 
     @property
     def ref(self) -> str:
@@ -65,7 +68,7 @@ class BuildInfo:
         return (self.commit or "")[:12]
 
     def sentence(self, repository: str = "", *, full: bool = False) -> str:
-        """The page's line, as HTML: version, build date, commit (linked), and what differs."""
+        """The page's line, as HTML: version, commit (linked) and its date, and what differs."""
         version = f"Version {html.escape(self.version)}"
         if self.tag:
             version += f" (release {html.escape(self.tag)})"
@@ -78,7 +81,7 @@ class BuildInfo:
         else:
             commit = ""
         if commit:
-            text = f"{version}, built on {self.date} from commit {commit}"
+            text = f"{version}, from commit {commit} of {self.date}"
             text += ("; the working tree had uncommitted changes, which the links into the repository do not show."
                      if self.dirty else "; every link into the repository points at this commit.")
         else:
@@ -96,19 +99,38 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def version_of(root: Path) -> str:
-    return str(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"])
+    """The version of the sources under ``root``, as the wheel built from them names itself: setuptools-scm's
+    (``python -m setuptools_scm``, with ``pyproject.toml``'s ``[tool.setuptools_scm]``; it honours
+    ``SETUPTOOLS_SCM_PRETEND_VERSION``); ``"unknown"`` where it cannot tell (no git and no pretend version)."""
+    try:
+        done = subprocess.run([sys.executable, "-m", "setuptools_scm", "--root", str(root), "-c",
+                               str(root / "pyproject.toml")], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    lines = done.stdout.strip().splitlines()
+    return lines[-1].strip() if done.returncode == 0 and lines else "unknown"
+
+
+def commit_epoch(root: Path, commit: str | None = None) -> int | None:
+    """The commit's time (committer date, seconds since 1970, UTC): ``SOURCE_DATE_EPOCH`` of a build of it."""
+    found = _git(root, "show", "-s", "--format=%ct", commit or "HEAD")
+    return int(found) if found and found.isdigit() else None
 
 
 def build_date(now: dt.datetime | None = None) -> str:
-    """``SOURCE_DATE_EPOCH`` (the reproducible-builds convention) as a UTC date, else today's."""
+    """Outside git: ``SOURCE_DATE_EPOCH`` (the reproducible-builds convention) as a UTC date, else today's."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch:
-        return dt.datetime.fromtimestamp(int(epoch), tz=dt.timezone.utc).date().isoformat()
+        return _day(int(epoch))
     return (now or dt.datetime.now(dt.timezone.utc)).date().isoformat()
 
 
+def _day(epoch: int) -> str:
+    return dt.datetime.fromtimestamp(epoch, tz=dt.timezone.utc).date().isoformat()
+
+
 def build_info(root: Path) -> BuildInfo:
-    """What the sources under ``root`` are: version, commit, release tag, dirty or not, and the date."""
+    """What the sources under ``root`` are: version, commit, release tag, dirty or not, and the commit's date."""
     version = version_of(root)
     commit = _git(root, "rev-parse", "--verify", "HEAD^{commit}")
     if commit is None or not COMMIT.fullmatch(commit):
@@ -116,7 +138,8 @@ def build_info(root: Path) -> BuildInfo:
     tags = (_git(root, "tag", "--points-at", commit) or "").split()
     tag = f"v{version}" if f"v{version}" in tags else None
     status = _git(root, "status", "--porcelain", "--untracked-files=no")
-    return BuildInfo(version, commit, tag, bool(status), build_date())
+    epoch = commit_epoch(root, commit)
+    return BuildInfo(version, commit, tag, bool(status), _day(epoch) if epoch is not None else build_date())
 
 
 # ----------------------------------------------------------------------------- Sphinx
@@ -171,6 +194,47 @@ def _merge(app: Any, env: Any, docnames: set[str], other: Any) -> None:
     env.pinned_docs |= getattr(other, "pinned_docs", set()) & set(docnames)
 
 
+def _install_cell() -> Any:
+    import sys
+
+    tools = str(Path(__file__).resolve().parents[2] / "tools")
+    if tools not in sys.path:
+        sys.path.append(tools)
+    import install_cell
+
+    return install_cell
+
+
+def fill_install_cells(app: Any, doctree: Any, docname: str) -> None:
+    """``doctree-resolved``: the install cell a page shows names the build's version and commit, as its download."""
+    from docutils import nodes
+
+    build = info(app)
+    cell = _install_cell()
+    for block in doctree.findall(nodes.literal_block):
+        text = block.astext()
+        if "BOOK = {" in text:
+            filled = cell.fill(text, build.version, build.commit)
+            if filled != text:
+                block.rawsource = filled
+                block.children = [nodes.Text(filled)]
+
+
+def fill_downloads(app: Any, exception: Exception | None) -> None:
+    """``build-finished``: the notebooks the pages offer for download (``_sources/**/*.ipynb``) name the build's
+    version and commit in their install cell (``tools/install_cell.py``), so a downloaded notebook installs
+    the ``lib`` of its page."""
+    if exception is not None:
+        return
+    build = info(app)
+    cell = _install_cell()
+    for path in sorted((Path(app.outdir) / "_sources").rglob("*.ipynb")):
+        text = path.read_text(encoding="utf-8")
+        filled = cell.fill(text, build.version, build.commit)
+        if filled != text:
+            path.write_text(filled, encoding="utf-8")
+
+
 def setup(app: Any) -> dict[str, Any]:
     from compendium.sphinx.figures import FigureBibtex
 
@@ -178,5 +242,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("env-get-outdated", outdated)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
+    app.connect("doctree-resolved", fill_install_cells)
+    app.connect("build-finished", fill_downloads)
     app.add_directive("figure-bibtex", FigureBibtex)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,7 +1,8 @@
 """``{figures-list}``: every figure of the book (``book/figures``) under a heading taken from its caption: the
 image, the caption, the notebook and cell that make it, the one command that regenerates it and compares it
 byte for byte (``compendium.regenerate.figures``), its files with their sha256 and their links in the repository at
-the commit the book is built from; how to cite a figure, once at the top.
+the commit the book is built from, and its citation entry (BibTeX and plain text) naming the book's version,
+the commit, the figure's label and its files' sha256; how to cite a figure, once at the top.
 
 ``{figure-bibtex} <name>`` (registered by the ``citation`` extension, ``compendium/sphinx/citation.py``): the BibTeX
 entry of one figure, with its label, the book's version and commit, and its files' sha256."""
@@ -90,13 +91,15 @@ class FiguresList(Directive):
         if orphans:
             raise self.error(f"figures-list: no notebook of the toc writes {orphans}")
         citation = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
-        book = f"{citation['title']} ({str(citation.get('date-released', ''))[:4]}), version {citation.get('version', '')}"
+        env.note_dependency(str(root / "CITATION.cff"))
         build = _build(env)
+        book = f"{citation['title']} ({build['date'][:4]}), version {build['version']}"
         cite = [
             f"**How to cite a figure.** Cite the book, *{cell_text(book)}*, and the figure's label, given "
             "under each figure; to say exactly which image you mean, add its file and that file's sha256 "
             "(also under each figure), which identifies the figure of this version of the book. "
-            "{doc}`how-to-cite` gives the BibTeX entry of a figure. "
+            "Under each figure, *Cite this figure* unfolds its entry, in BibTeX and as plain text, with "
+            "the version, the commit, the label and the digests. "
             "**To check a figure**, run the command under it in a clone of the repository: it reruns the "
             "notebook that makes the figure and compares both files with the stored ones, byte for byte.",
             "",
@@ -107,11 +110,11 @@ class FiguresList(Directive):
         for stem in sorted(stems, key=lambda s: (toc_index(root, sources[s][0]), sources[s][1], s)):
             notebook, number, meta = sources[stem]
             env.note_dependency(str(root / f"{notebook}.ipynb"))  # the caption lives in the notebook
-            rows = []
+            rows, digests = [], {}
             for suffix in (".png", ".svg"):
                 path = folder / f"{stem}{suffix}"
                 env.note_dependency(str(path))
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                digest = digests[suffix] = hashlib.sha256(path.read_bytes()).hexdigest()
                 rows.append(f"| [`book/figures/{stem}{suffix}`](/book/figures/{stem}{suffix}) | `{digest}` |")
             pinned = ""
             if build["repository"]:
@@ -138,6 +141,21 @@ class FiguresList(Directive):
                 *rows,
                 "",
             ]
+            bibtex, plain = figure_citation(stem, label=label, title=bibtex_title(caption, stem), citation=citation,
+                                            version=build["version"], commit=build["commit"], date=build["date"],
+                                            repository=build["repository"], ref=build["ref"], digests=digests)
+            fence = "`" * 3
+            lines += [
+                ":::{admonition} Cite this figure",
+                ":class: dropdown figure-citation",
+                plain,
+                "",
+                f"{fence}bibtex",
+                *bibtex.splitlines(),
+                fence,
+                ":::",
+                "",
+            ]
             section = nodes.section(ids=[f"figure-{stem}"])
             heading = nodes.container()
             self.state.nested_parse(StringList([heading_of(caption) or stem], source=env.docname), 0, heading)
@@ -159,28 +177,58 @@ def _build(env: Any) -> dict[str, str]:
     citation.uses_build(env)
     info = citation.info(env.app)
     what = f"release {info.tag}" if info.tag else (f"commit {info.short}" if info.commit else f"tag {info.ref}")
-    return {"repository": citation.repository(env.app).rstrip("/"), "ref": info.ref, "what": what}
+    return {"repository": citation.repository(env.app).rstrip("/"), "ref": info.ref, "what": what,
+            "version": info.version, "commit": info.commit or "", "date": info.date}
+
+
+def bibtex_title(caption: str, stem: str) -> str:
+    """A figure's title in its citation: its caption's first clause, a role keeping its text ({setup}`1` reads 1),
+    math and code marks gone."""
+    return re.sub(r"[{}`$\\]", "", re.sub(r"\{[\w:.-]+\}`([^`]*)`", r"\1", heading_of(caption) or stem))
+
+
+def _authors(citation: dict[str, Any], braced: bool) -> list[str]:
+    return [("{" + a["name"] + "}" if braced else a["name"]) if a.get("name")
+            else f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ") for a in citation["authors"]]
+
+
+def figure_citation(stem: str, *, label: str, title: str, citation: dict[str, Any], version: str, commit: str,
+                    date: str, repository: str, ref: str, digests: dict[str, str]) -> tuple[str, str]:
+    """The citation entry of one figure, as BibTeX (a ``@misc``) and as plain text: its label, the book's
+    version and commit (and the commit's date), its files' sha256, its SVG at that commit."""
+    return (figure_bibtex(stem, label=label, title=title, citation=citation, version=version, commit=commit,
+                          date=date, repository=repository, ref=ref, digests=digests),
+            figure_plain(stem, label=label, title=title, citation=citation, version=version, commit=commit,
+                         date=date, repository=repository, ref=ref, digests=digests))
 
 
 def figure_bibtex(stem: str, *, label: str, title: str, citation: dict[str, Any], version: str, commit: str,
                   date: str, repository: str, ref: str, digests: dict[str, str]) -> str:
     """A BibTeX ``@misc`` entry for one figure: its label, the book's version and commit, its files' sha256."""
-    authors = " and ".join("{" + (a.get("name") or "") + "}" if a.get("name")
-                           else f"{a.get('family-names', '')}, {a.get('given-names', '')}".strip(", ")
-                           for a in citation["authors"])
     key = "shapley_compendium_" + re.sub(r"[^a-z0-9]+", "_", stem.lower())
     files = "; ".join(f"book/figures/{stem}{suffix} sha256 {digest}" for suffix, digest in digests.items())
     fields = [
-        ("author", authors),
+        ("author", " and ".join(_authors(citation, braced=True))),
         ("title", f"{title} (figure {label})"),
         ("howpublished", f"In: {citation['title']}, version {version}"),
         ("year", date[:4]),
         ("version", version),
-        ("note", f"Commit {commit}; {files}" if commit else files),
+        ("note", f"Commit {commit} of {date}; {files}" if commit else files),
         ("url", f"{repository}/blob/{ref}/book/figures/{stem}.svg" if repository else ""),
     ]
     body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields if v)
     return f"@misc{{{key},\n{body}\n}}"
+
+
+def figure_plain(stem: str, *, label: str, title: str, citation: dict[str, Any], version: str, commit: str,
+                 date: str, repository: str, ref: str, digests: dict[str, str]) -> str:
+    """The same entry as one sentence of plain text (author, year, title and label, the book, version, commit,
+    the files' sha256, the URL)."""
+    files = "; ".join(f"book/figures/{stem}{suffix}, sha256 {digest}" for suffix, digest in digests.items())
+    where = f" Commit {commit} of {date}." if commit else ""
+    url = f" {repository}/blob/{ref}/book/figures/{stem}.svg" if repository else ""
+    return (f"{', '.join(_authors(citation, braced=False))} ({date[:4]}). {title} (figure {label}). In: "
+            f"{citation['title']}, version {version}.{where} {files}.{url}")
 
 
 class FigureBibtex(Directive):
@@ -211,9 +259,7 @@ class FigureBibtex(Directive):
         info = citation.info(env.app)
         cff = yaml.safe_load((root / "CITATION.cff").read_text(encoding="utf-8"))
         caption = " ".join(str(meta.get("caption", "")).split())
-        # a role keeps its text ({setup}`1` reads 1); math and code marks go
-        title = re.sub(r"[{}`$\\]", "", re.sub(r"\{[\w:.-]+\}`([^`]*)`", r"\1", heading_of(caption) or stem))
-        text = figure_bibtex(stem, label=meta.get("name", f"fig-{stem}"), title=title, citation=cff,
+        text = figure_bibtex(stem, label=meta.get("name", f"fig-{stem}"), title=bibtex_title(caption, stem), citation=cff,
                              version=info.version, commit=info.commit or "", date=info.date,
                              repository=citation.repository(env.app).rstrip("/"), ref=info.ref, digests=digests)
         block = nodes.literal_block(text, text)

@@ -303,6 +303,7 @@ class ReproductionReport(Directive):
         ]
         for key, name in data["papers"].items():
             lines += self.paper_lines(key, name, data, root)
+        lines += self.rescience_lines(data, root, env)
         lines += self.rules_lines(data)
         wrapper = nodes.container(classes=["reproduction-report"])
         self.state.nested_parse(StringList(lines, source=env.docname), 0, wrapper)
@@ -351,6 +352,23 @@ class ReproductionReport(Directive):
         lines += notes.lines("D", "Shown apart, never counted")
         lines += ["**The evidence**, table by table, what disagrees first", "", *tables]
         return lines + [":::::", ""]
+
+    def rescience_lines(self, data: dict[str, Any], root: Any, env: Any) -> list[str]:
+        """ReScience C's criteria for each paper, as ``compendium.rescience`` computes them from the claims."""
+        from compendium.rescience import rescience
+
+        env.note_dependency(str(root / "codecheck.yml"))
+        criteria = rescience(data["table"], root=root)
+        lines = ["(report-rescience)=", "````{dropdown} ReScience C's criteria, paper by paper", "",
+                 "What a ReScience C review asks of a replication — what was replicated, what was not, what could "
+                 "not be and why, and whether it reruns — for each paper, computed from the claims above.", ""]
+        for key in data["papers"]:
+            if key not in criteria:
+                continue
+            lines += [f"**{cell(data['short'][key])}** {{cite:p}}`{key}`", ""]
+            lines += [f"- *{what.capitalize()}*: {said}." for what, said in criteria[key].items()]
+            lines += [""]
+        return lines + ["````", ""]
 
     def rules_lines(self, data: dict[str, Any]) -> list[str]:
         import compendium.report as report

@@ -552,6 +552,8 @@ def test_claims_table_refuses_bad_rows() -> None:
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("b", " ", "§1", "x", True)])
     with pytest.raises(ValueError, match=r"row 0 .*compute holds from the threshold"):
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True, (t,))])
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] test the same thing"):
+        report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("a", "B.", "§2", "y", True)])
     with pytest.raises(ValueError, match="positive value"):
         report.Threshold("x <= t", 0, 0.5)
     with pytest.raises(ValueError, match="without ';'"):
@@ -1062,3 +1064,33 @@ def test_a_table_counts_the_claims_it_tests(tmp_path: Path) -> None:
     counted = report.table_counts(rep, report.load_registry(tmp_path))
     assert counted.loc[("p1", "a.csv"), ["claims", report.HOLDS, report.FAILS]].tolist() == [2, 1, 1]
     assert counted.loc[("p1", "b.csv"), "claims"] == 1
+
+
+def test_rescience_criteria_are_the_claims_outcomes_paper_by_paper() -> None:
+    """ReScience C's criteria on the report page come from the claims: each claim is named under the criterion
+    its outcome gives (holds: replicated; fails: not replicated; decided on a substitute: could not be
+    replicated here, with its declared reason), and the rerunnable counts are codecheck.yml's."""
+    import yaml
+
+    from compendium.rescience import RESCIENCE_CRITERIA, rescience
+
+    rep = report.reproduction_report(root=REPO_ROOT)
+    table = report.claims(rep)
+    criteria = rescience(rep, root=REPO_ROOT)
+    assert set(criteria) == set(table["paper"])
+    where = {report.HOLDS: "replicated", report.FAILS: "not replicated",
+             report.SUBSTITUTE: "could not be replicated here", report.INCONSISTENT: "could not be replicated here",
+             report.UNTESTED: "could not be replicated here"}
+    for claim in table.to_dict("records"):
+        said = criteria[claim["paper"]]
+        name = report.as_markdown(claim["name"] or claim["claim"])
+        assert name in said[where[claim["outcome"]]], (claim["paper"], claim["name"], claim["outcome"])
+        others = [k for k in RESCIENCE_CRITERIA if k not in (where[claim["outcome"]], "rerunnable")]
+        assert not any(said[k].startswith(name) or f", {name}" in said[k] or f"; {name}" in said[k] for k in others)
+        for reason in filter(None, claim["reasons"].split("; ")):
+            assert report.REASONS[reason] in said["could not be replicated here"]
+    listed = yaml.safe_load((REPO_ROOT / "codecheck.yml").read_text(encoding="utf-8"))["manifest"]
+    chapter = {p: c for c, p in report.chapter_papers(report.load_registry(root=REPO_ROOT)).items()}
+    for paper, said in criteria.items():
+        figures = sum(f"saved by notebooks/{chapter[paper]}/" in i["comment"] for i in listed)
+        assert f"lists its {figures} figure files" in said["rerunnable"]
