@@ -50,6 +50,20 @@ def interleaved_times(fns: dict[str, Callable[[], object]],
     return out
 
 
+def cpu_name() -> str:
+    """The machine's CPU, as its kernel names it (``model name`` of ``/proc/cpuinfo``; else the platform's),
+    recorded beside every timing: the papers name theirs, and a timing belongs to its machine."""
+    import platform
+    from pathlib import Path
+
+    info = Path("/proc/cpuinfo")
+    if info.is_file():
+        for line in info.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith("model name"):
+                return " ".join(line.split(":", 1)[1].split())
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def quiet_libraries() -> None:
     """Silence the notices the benchmarks' libraries print on every run, which say nothing about
     the measurement: khiops.core's missing sample data sets (unused), the pandas 3 deprecations

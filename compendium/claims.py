@@ -122,6 +122,11 @@ def claims_table(rows: Sequence[Claim], keys: Mapping[str, Sequence[Any]] | None
         out = out.drop(columns=list(THRESHOLD_COLUMNS))
     for position, (column, values) in enumerate((keys or {}).items()):
         out.insert(position, column, _one_per_claim("key", column, values, len(out)))
+    ids = [*(keys or {}), "claim"]
+    twice = out[out.duplicated(ids, keep=False)]
+    if len(twice):
+        raise ValueError(f"rows {sorted(twice.index.tolist())} test the same thing ({', '.join(ids)}: "
+                         f"{twice.iloc[0][ids].tolist()}): a row is found by its test, so give each its own words")
     return out
 
 

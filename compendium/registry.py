@@ -31,15 +31,28 @@ __all__ = [
     "REGISTRY",
     "REGISTRY_DIR",
     "SETUPS",
+    "SETUP_RULE",
+    "fact_keys",
     "Evidence",
     "Explanation",
     "SetUp",
     "TableSpec",
     "Tolerance",
+    "ClaimEntry",
+    "LeftOut",
+    "Untested",
+    "Anchor",
+    "anchor_problems",
+    "attempt_fetch",
+    "notebook_anchors",
     "check_evidence",
     "last_digit_tolerance",
+    "load_authors_code",
+    "load_claim_entries",
+    "load_left_out",
     "load_papers",
     "load_registry",
+    "load_untested",
     "matches",
     "notebook_labels",
     "read_table",
@@ -53,23 +66,35 @@ __all__ = [
 REGISTRY = Path("data") / "derived" / "reproduction.yaml"
 #: One registry file per chapter (``00-foundations.yaml``, ``01-naive-bayes.yaml``, ...).
 REGISTRY_DIR = Path("data") / "derived" / "reproduction"
-#: Why a claim could not be tested here: the registry's ``reason`` of a table whose set-up is not
-#: the paper's (short name -> what it means). Never counted as a failure.
+#: Why a claim was tested only on a substitute, or not at all: the registry's ``reason`` of a set-up that is
+#: not the paper's, or of a claim with no evidence (short name -> what it means). Never counted as a failure.
 REASONS = {
     "tool version": "the paper's version of its tool cannot be installed here",
     "data offline": "the paper's data come from a source the book's offline build cannot fetch",
     "cheaper model": "the book's substitute model is cheaper to call than the paper's",
-    "set-up not identified": "the paper does not name its model or instance",
+    "set-up not identified": "neither the paper nor the authors' code in the repository names its model or instance",
+    "other machine": "the paper's timings were measured on a machine the book does not have",
 }
-#: What the repository holds that makes each reason true: the keys of a table's ``fact`` (all
-#: required), checked by :func:`reason_problems` against the paper's text, the data manifest and the
-#: stored benchmark. A reason with no check cannot be declared.
+#: What makes each reason true: the keys of a set-up's ``fact`` (all required), each checked by
+#: :func:`reason_problems` on its own, independently of the outcome the reason excuses: the version the tool
+#: installed here reports against the one the authors' own files name (``tool version``), a fetch of the
+#: paper's data that is attempted and fails (``data offline``), a stored benchmark (``cheaper model``,
+#: ``other machine``), the paper's text and the authors' repositories (``set-up not identified``). A reason
+#: with no check cannot be declared.
 REASON_FACTS = {
-    "tool version": ("names", "pinned", "differs"),
+    "tool version": ("names", "pinned", "authors"),
     "data offline": ("names",),
     "cheaper model": ("names", "benchmark", "row", "ours", "paper's tool", "output"),
     "set-up not identified": ("section",),
+    "other machine": ("cpu", "benchmark"),
 }
+#: The rule, stated once for every chapter, of what "the paper's set-up" is.
+SETUP_RULE = (
+    "The paper's set-up is what the paper states and what the authors' own code, data dictionaries and demos "
+    "fix, wherever the repository holds them (read from their files, or run beside the book's code): a claim "
+    "tested on it holds or fails. Anything the book had to choose or could not have is a substitute, which can "
+    "neither confirm nor refute a claim."
+)
 #: Words that name a model: a section that identifies its model uses one of them.
 MODEL_WORDS = ("classifier", "forest", "xgboost", "lightgbm", "boosting", "neural", "logistic", "svm",
                "trained", "naive bayes", "decision tree")
@@ -262,19 +287,29 @@ class SetUp:
     note: str = ""
     fact: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def reasons(self) -> list[str]:
+        """The reasons, one or several (``"tool version; other machine"``)."""
+        return [r.strip() for r in self.reason.split(";") if r.strip()]
+
     def check(self, where: str) -> None:
         if self.setup not in SETUPS:
             raise ValueError(f"{where}: setup must be one of {SETUPS}, got {self.setup!r}")
         if self.setup != "identified" and not self.note.strip():
             raise ValueError(f"{where}: a {self.setup} set-up needs a 'setup_note' saying what differs and why")
-        if self.setup != "identified" and self.reason not in REASONS:
+        if self.setup != "identified" and (not self.reasons or any(r not in REASONS for r in self.reasons)):
             raise ValueError(f"{where}: a {self.setup} set-up needs a 'reason', why the paper's own could not "
-                             f"be tested here: one of {sorted(REASONS)}; got {self.reason!r}")
+                             f"be tested here: one of {sorted(REASONS)} (several: 'a; b'); got {self.reason!r}")
         if self.setup == "identified" and (self.reason or self.fact):
             raise ValueError(f"{where}: an identified set-up has no 'reason' (it is the paper's own)")
-        if self.fact and set(self.fact) != set(REASON_FACTS[self.reason]):
-            raise ValueError(f"{where}: the facts of the reason {self.reason!r} are {list(REASON_FACTS[self.reason])}, "
+        if self.fact and set(self.fact) != set(fact_keys(self.reasons)):
+            raise ValueError(f"{where}: the facts of the reason {self.reason!r} are {list(fact_keys(self.reasons))}, "
                              f"got {sorted(self.fact)}")
+
+
+def fact_keys(reasons: Sequence[str]) -> tuple[str, ...]:
+    """The keys of ``fact`` that one or several reasons need (:data:`REASON_FACTS`), each once."""
+    return tuple(dict.fromkeys(k for r in reasons for k in REASON_FACTS.get(r, ())))
 
 
 @dataclass(frozen=True)
@@ -383,8 +418,8 @@ def _papers(root: Path, which: str = "papers") -> dict[str, str]:
     raw = _read_yaml(root / REGISTRY)
     if not isinstance(raw, dict) or not isinstance(raw.get("papers"), dict):
         raise ValueError(f"{REGISTRY}: expected a mapping 'papers' from BibTeX key to a name")
-    if not set(raw) <= {"papers", "short"}:
-        raise ValueError(f"{REGISTRY}: holds only 'papers' (and their 'short' names); tables go in "
+    if not set(raw) <= {"papers", "short", "code"}:
+        raise ValueError(f"{REGISTRY}: holds only 'papers' (their 'short' names, the authors' 'code'); tables go in "
                          f"{REGISTRY_DIR}/<chapter>.yaml")
     names = {str(k): str(v) for k, v in raw["papers"].items()}
     if which == "short":
@@ -441,30 +476,145 @@ def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str, names: Mappi
     return TableSpec(chapter=chapter, names=names, **entry)
 
 
+#: The top-level keys of a chapter's registry file.
+_CHAPTER_KEYS = {"tables", "claims", "untested", "left_out"}
+#: The fields of an entry of ``claims`` (``claim`` and ``name`` required).
+_CLAIM_FIELDS = {"claim", "name", "cell", "split"}
+
+
+@dataclass(frozen=True)
+class ClaimEntry:
+    """A claim's entry under ``claims:`` in a chapter's registry: the claim (its quote or table title, or the
+    start of it with a trailing ``*``), its ``name`` in words, the ``cell`` that decides it (the MyST label of
+    a visible cell or figure in a notebook: the report links to it) and, for a clause of a sentence that holds
+    several claims, ``split``: why this clause is a claim of its own (the sub-claims of one sentence can differ)."""
+
+    claim: str
+    name: str
+    cell: str = ""
+    split: str = ""
+    chapter: str = ""
+
+
+@dataclass(frozen=True)
+class Untested:
+    """A claim of a paper with no evidence at all (``untested:`` in a chapter's registry): its quote, where it
+    is, its name, the cell that shows why, and the reason, with the facts a test checks (:func:`reason_problems`)."""
+
+    paper: str
+    claim: str
+    where: str
+    name: str
+    cell: str
+    reason: str
+    fact: Mapping[str, str] = field(default_factory=dict)
+    chapter: str = ""
+
+    def setup(self) -> SetUp:
+        return SetUp("guessed", self.reason, f"no evidence: {self.name}", self.fact)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A sentence of a paper that states a result and is not registered as a claim (``left_out:``), and why."""
+
+    paper: str
+    sentence: str
+    where: str
+    why: str
+    chapter: str = ""
+
+
+def _chapter_files(root: Path) -> list[tuple[Path, dict[str, Any], str]]:
+    out = []
+    for path in sorted((root / REGISTRY_DIR).glob("*.yaml")):
+        raw = _read_yaml(path)
+        where = f"{REGISTRY_DIR / path.name}"
+        if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list) or set(raw) - _CHAPTER_KEYS:
+            raise ValueError(f"{where}: expected a mapping with a list under 'tables' (and 'claims', their names; "
+                             f"'untested', claims with no evidence; 'left_out', sentences not registered)")
+        out.append((path, raw, where))
+    return out
+
+
+def load_claim_entries(root: str | Path | None = None) -> list[ClaimEntry]:
+    """Every chapter's ``claims:`` entries (the claims' names, the cells that decide them, their splits)."""
+    root = Path(root) if root is not None else repo_root()
+    entries: list[ClaimEntry] = []
+    seen: set[str] = set()
+    for path, raw, where in _chapter_files(root):
+        for named in raw.get("claims") or []:
+            if (not isinstance(named, Mapping) or not {"claim", "name"} <= set(named) or set(named) - _CLAIM_FIELDS
+                    or not str(named["name"]).strip()):
+                raise ValueError(f"{where}: each entry of 'claims' is {{claim: <the quote, or its start with *>, "
+                                 f"name: <what it says, in words>, cell: <the label of the cell that decides it>, "
+                                 f"split: <why a clause is a claim of its own> (optional)}}, got {named!r}")
+            if str(named["claim"]) in seen:
+                raise ValueError(f"{where}: the claim {str(named['claim'])[:60]!r} is named twice")
+            seen.add(str(named["claim"]))
+            entries.append(ClaimEntry(str(named["claim"]), str(named["name"]).strip(), str(named.get("cell") or ""),
+                                      str(named.get("split") or "").strip(), path.stem))
+    return entries
+
+
+def load_untested(root: str | Path | None = None) -> list[Untested]:
+    """Every chapter's ``untested:`` claims (no evidence at all), validated: a reason of :data:`REASONS` with its facts."""
+    root = Path(root) if root is not None else repo_root()
+    papers = _papers(root)
+    out: list[Untested] = []
+    fields = {"paper", "claim", "where", "name", "cell", "reason", "fact"}
+    for path, raw, where in _chapter_files(root):
+        for entry in raw.get("untested") or []:
+            if not isinstance(entry, Mapping) or set(entry) != fields:
+                raise ValueError(f"{where}: each entry of 'untested' gives {sorted(fields)}, got {entry!r}")
+            item = Untested(str(entry["paper"]), str(entry["claim"]), str(entry["where"]), str(entry["name"]).strip(),
+                            str(entry["cell"]), str(entry["reason"]),
+                            {str(k): str(v) for k, v in (entry.get("fact") or {}).items()}, path.stem)
+            if item.paper not in papers:
+                raise ValueError(f"{where}: untested claim of {item.paper!r}, which is not under 'papers'")
+            item.setup().check(f"{where}, untested {item.claim[:40]!r}")
+            if not item.fact:
+                raise ValueError(f"{where}, untested {item.claim[:40]!r}: its reason needs its facts "
+                                 f"{list(fact_keys(item.setup().reasons))}")
+            out.append(item)
+    return out
+
+
+def load_left_out(root: str | Path | None = None) -> list[LeftOut]:
+    """Every chapter's ``left_out:`` sentences (results the registry does not test), each with why."""
+    root = Path(root) if root is not None else repo_root()
+    papers = _papers(root)
+    out: list[LeftOut] = []
+    fields = {"paper", "sentence", "where", "why"}
+    for path, raw, where in _chapter_files(root):
+        for entry in raw.get("left_out") or []:
+            if not isinstance(entry, Mapping) or set(entry) != fields or not str(entry["why"]).strip():
+                raise ValueError(f"{where}: each entry of 'left_out' gives {sorted(fields)}, got {entry!r}")
+            if str(entry["paper"]) not in papers:
+                raise ValueError(f"{where}: left-out sentence of {entry['paper']!r}, which is not under 'papers'")
+            out.append(LeftOut(str(entry["paper"]), str(entry["sentence"]), str(entry["where"]),
+                               str(entry["why"]).strip(), path.stem))
+    return out
+
+
+def load_authors_code(root: str | Path | None = None) -> dict[str, list[str]]:
+    """The authors' own repositories of each paper (``code:`` in the papers' registry: BibTeX key -> ``owner/name``
+    of GitHub repositories): what the book reads or runs of them is part of the paper's set-up."""
+    root = Path(root) if root is not None else repo_root()
+    raw = _read_yaml(root / REGISTRY)
+    return {str(k): [str(r) for r in (v or [])] for k, v in (raw.get("code") or {}).items()}
+
+
 def load_registry(root: str | Path | None = None) -> list[TableSpec]:
     """Every chapter's registry (``data/derived/reproduction/*.yaml``, in file-name order)."""
     root = Path(root) if root is not None else repo_root()
     papers = _papers(root)
     specs: list[TableSpec] = []
-    raws = {}
-    names: dict[str, str] = {}
-    for path in sorted((root / REGISTRY_DIR).glob("*.yaml")):
-        raw = _read_yaml(path)
-        where = f"{REGISTRY_DIR / path.name}"
-        if not isinstance(raw, dict) or not isinstance(raw.get("tables"), list) or set(raw) - {"tables", "claims"}:
-            raise ValueError(f"{where}: expected a mapping with a list under 'tables' (and 'claims', their names)")
-        for named in raw.get("claims") or []:
-            if not isinstance(named, Mapping) or set(named) != {"claim", "name"} or not str(named["name"]).strip():
-                raise ValueError(f"{where}: each entry of 'claims' is {{claim: <the quote, or its start with *>, "
-                                 f"name: <what it says, in words>}}, got {named!r}")
-            if str(named["claim"]) in names:
-                raise ValueError(f"{where}: the claim {str(named['claim'])[:60]!r} is named twice")
-            names[str(named["claim"])] = str(named["name"]).strip()
-        raws[path] = (raw, where)
-    for path, (raw, where) in raws.items():
+    names = {e.claim: e.name for e in load_claim_entries(root)}
+    for path, raw, where in _chapter_files(root):
         specs += [_parse_spec(entry, path.stem, where, names) for entry in raw["tables"]]
-    names = [s.csv for s in specs]
-    twice = sorted({n for n in names if names.count(n) > 1})
+    csvs = [s.csv for s in specs]
+    twice = sorted({n for n in csvs if csvs.count(n) > 1})
     if twice:
         raise ValueError(f"{REGISTRY_DIR}: CSV(s) registered twice: {twice}")
     unnamed = sorted({s.paper for s in specs} - set(papers))
@@ -485,6 +635,94 @@ def notebook_labels(root: str | Path | None = None) -> dict[str, str]:
                 for label in _LABEL.findall("".join(cell["source"])):
                     found[label] = path.relative_to(root).with_suffix("").as_posix()
     return found
+
+
+_FENCE = re.compile(r"^(?P<fence>`{3,}|:{3,})\s*(?:\{(?P<name>[\w:-]+)\})?(?P<rest>.*)$")
+_FOLDING = {"dropdown", "toggle", "details"}
+_HIDDEN_TAGS = {"remove-cell", "hide-cell", "remove-input"}
+_HIDDEN_OUTPUT_TAGS = {"remove-cell", "hide-cell", "remove-output", "hide-output"}
+_NAME_OPTION = re.compile(r"^\s*:name:\s*(\S+)\s*$")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a label stands: its notebook, and why it is out of sight when the page opens at it ("" if visible)."""
+
+    notebook: str
+    hidden: str = ""
+
+
+def _anchors_in(source: str) -> list[tuple[str, str, bool]]:
+    """``(label, folded-by, ends the cell)`` for every MyST target and every directive ``:name:`` of a markdown cell."""
+    lines = source.splitlines()
+    stack: list[tuple[str, bool]] = []   # open fences, and whether each folds its content
+    out = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        fence = _FENCE.match(stripped)
+        if fence:
+            closes = (stack and fence["name"] is None and not fence["rest"].strip()
+                      and fence["fence"][0] == stack[-1][0][0] and len(fence["fence"]) >= len(stack[-1][0]))
+            if closes:
+                stack.pop()
+            else:
+                stack.append((fence["fence"], (fence["name"] or "").lower() in _FOLDING))
+            continue
+        if stack and re.match(r"^\s*:class:.*\b(dropdown|toggle)\b", line):
+            stack[-1] = (stack[-1][0], True)
+        label = _LABEL.match(stripped) or _NAME_OPTION.match(line)
+        if label:
+            folded = any(f for _, f in stack)
+            rest = "\n".join(lines[i + 1:]).strip()
+            out.append((label[1], "inside a folded directive (dropdown or toggle)" if folded else "", not rest))
+    return out
+
+
+def notebook_anchors(root: str | Path | None = None) -> dict[str, Anchor]:
+    """Every label a reader can be sent to in a notebook — a MyST target ``(label)=`` or a figure's ``:name:`` in
+    a markdown cell — with why it is out of sight when the page opens at it: its cell removed or folded
+    (``remove-cell``, ``hide-cell``, ``remove-input`` tags), the label inside a dropdown or toggle, or, for a
+    label that ends its cell, the code cell right after it (the one that decides) removed or its output
+    folded (``remove-output``, ``hide-output``)."""
+    root = Path(root) if root is not None else repo_root()
+    found: dict[str, Anchor] = {}
+    for path in sorted((root / "notebooks").glob("*/*.ipynb")):
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        page = path.relative_to(root).with_suffix("").as_posix()
+        for index, cell in enumerate(cells):
+            if cell["cell_type"] != "markdown":
+                continue
+            tags = set(cell.get("metadata", {}).get("tags", []))
+            for label, folded, last in _anchors_in("".join(cell["source"])):
+                hidden = f"its cell is tagged {sorted(tags & _HIDDEN_TAGS)}" if tags & _HIDDEN_TAGS else folded
+                if not hidden and last:
+                    after = next((c for c in cells[index + 1:]), None)
+                    if after is not None and after["cell_type"] == "code":
+                        shut = set(after.get("metadata", {}).get("tags", [])) & _HIDDEN_OUTPUT_TAGS
+                        if shut:
+                            hidden = f"the code cell after it is tagged {sorted(shut)}"
+                found[label] = Anchor(page, hidden)
+    return found
+
+
+def anchor_problems(root: str | Path | None = None, claims_table: pd.DataFrame | None = None) -> list[str]:
+    """Claims a reader cannot follow in one click: every claim (``claims_table``: :func:`compendium.report.claims`, with
+    its ``cell``) names the label of the cell or figure that decides it, which exists in a notebook and is in
+    sight when the page opens at it (:func:`notebook_anchors`). An empty list when every claim has one."""
+    root = Path(root) if root is not None else repo_root()
+    anchors = notebook_anchors(root)
+    problems = []
+    for claim in (claims_table.to_dict("records") if claims_table is not None else []):
+        what = f"{claim['paper']}: claim {claim['name'] or claim['claim'][:50]!r}"
+        label = str(claim.get("cell") or "")
+        if not label:
+            problems.append(f"{what}: no 'cell' names the cell that decides it (the registry's claims: entry)")
+        elif label not in anchors:
+            problems.append(f"{what}: its cell {label!r} is not a label (a MyST target or a figure's :name:) in a notebook")
+        elif anchors[label].hidden:
+            problems.append(f"{what}: its cell {label!r} ({anchors[label].notebook}) is out of sight when the page "
+                            f"opens at it: {anchors[label].hidden}")
+    return problems
 
 
 def check_evidence(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> list[str]:
@@ -544,109 +782,209 @@ def _manifest_hosts(root: Path) -> set[str]:
     return {urlparse(u).netloc.lower() for u in re.findall(r"https?://[^\s'\"]+", text)}
 
 
-def _differing(root: Path, spec: str) -> tuple[int, int]:
-    """``"table.csv: pattern"``: how many rows matching the pattern have the paper's value unlike ours, of how many."""
-    csv, _, pattern = spec.partition(":")
-    frame = read_table(root, csv.strip(), "a reason's fact")
-    keys = list(frame.columns[: list(frame.columns).index("paper")])   # the key columns come before the paper's
-    items = [" / ".join(str(row[k]) for k in keys) for _, row in frame.iterrows()]
-    mine = frame[[matches(i, pattern.strip()) for i in items]]
-    differ = sum(_float_or_none(p) != _float_or_none(o) for p, o in zip(mine["paper"], mine["ours"]))
-    return int(differ), len(mine)
+def _manifest_file(root: Path, rel: str) -> dict[str, Any] | None:
+    """The data manifest's entry of one cache file (``path``, ``sha256``, ...), or None."""
+    raw = _read_yaml(root / "data" / "MANIFEST.yaml")
+    for entry in (raw.get("datasets") or {}).values():
+        for f in entry.get("files", []):
+            if f.get("path") == rel:
+                return dict(f)
+    return None
 
 
-def _float_or_none(text: str) -> float | None:
+def _authors_version(root: Path, rel: str, tool: str) -> tuple[str | None, str]:
+    """The version of ``tool`` that wrote one of the authors' files pinned in the data manifest (its first line,
+    ``#Khiops 10.0.8.9i``), and what went wrong ("" when read)."""
+    import hashlib
+
+    from compendium.data.cache import data_dir
+
+    entry = _manifest_file(root, rel)
+    if entry is None:
+        return None, f"{rel} is not a file of the data manifest"
+    path = data_dir() / rel
+    if not path.is_file():
+        return None, f"{rel} is not in the data cache ({data_dir()})"
+    if hashlib.sha256(path.read_bytes()).hexdigest() != entry.get("sha256"):
+        return None, f"{rel}: its sha256 is not the manifest's"
+    first = path.read_text(encoding="utf-8", errors="replace").splitlines()[:1]
+    match = re.search(rf"{re.escape(tool)}\s+v?(\d+(?:\.\d+)*)", first[0] if first else "", flags=re.I)
+    return (match[1], "") if match else (None, f"{rel}: its first line names no version of {tool}")
+
+
+def _installed_version(package: str) -> str | None:
+    """The version of ``package`` installed here (its distribution's metadata), or None."""
+    from importlib import metadata
+
     try:
-        return float(text)
-    except ValueError:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
         return None
 
 
+def attempt_fetch(url: str, timeout: float = 10.0) -> str:
+    """Try to fetch the first bytes of ``url``: ``""`` when it could be fetched, else the error, in words."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "shapley-book"}),
+                                    timeout=timeout) as response:
+            response.read(64)
+        return ""
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        reason = getattr(error, "reason", error)
+        return f"{type(error).__name__}: {reason}"
+
+
+def _authors_material(root: Path, repos: Sequence[str]) -> list[str]:
+    """Where the repository reads or runs the authors' own code or data (their repositories named in the data
+    manifest, the scripts, the experiment modules or the side environments): ``"owner/name in path"``."""
+    places = [root / "data" / "MANIFEST.yaml", *sorted((root / "scripts").glob("*.py")),
+              *sorted((root / "lib" / "experiments").glob("*.py"))]
+    found = []
+    for repo in repos:
+        for path in places:
+            if path.is_file() and repo.lower() in path.read_text(encoding="utf-8").lower():
+                found.append(f"{repo} in {path.relative_to(root).as_posix()}")
+    return found
+
+
+def _cpus(root: Path, csv: str) -> list[str]:
+    frame = read_table(root, csv, "a reason's fact")
+    if "cpu" not in frame.columns:
+        raise ValueError(f"{csv}: no column 'cpu' (the machine the benchmark ran on)")
+    return sorted(set(frame["cpu"]))
+
+
 def reason_fact_text(setup: SetUp, root: str | Path | None = None) -> str:
-    """What the repository holds that makes a set-up's reason true, in one line (for the report).
+    """What the repository holds that makes a set-up's reasons true, in one line (for the report).
 
     Raises ``ValueError`` when the set-up declares no fact, or a stored file the fact reads is missing.
     """
     root = Path(root) if root is not None else repo_root()
     f = setup.fact
     if not f:
-        raise ValueError(f"the reason {setup.reason!r} of this set-up declares no fact ({list(REASON_FACTS[setup.reason])})")
-    if setup.reason == "tool version":
-        differ, n = _differing(root, f["differs"])
-        return (f"the paper used {f['names']} and names no version of it; the book pins {f['pinned']} "
-                f"{_pinned(root, f['pinned'])}, whose model differs from the paper's on {differ} of {n} "
-                f"numbers that only the model decides ({f['differs']})")
-    if setup.reason == "data offline":
-        from urllib.parse import urlparse
+        raise ValueError(f"the reason {setup.reason!r} of this set-up declares no fact ({list(fact_keys(setup.reasons))})")
+    said = []
+    for reason in setup.reasons:
+        if reason == "tool version":
+            version, _ = _authors_version(root, f["authors"], f["names"])
+            said.append(f"the authors' own files were written by {f['names']} {version or '(unread)'} "
+                        f"({f['authors']}, pinned in the data manifest); the one installed here reports "
+                        f"{f['pinned']} {_installed_version(f['pinned'])} (requirements.txt pins "
+                        f"{_pinned(root, f['pinned'])}), another major version")
+        elif reason == "data offline":
+            from urllib.parse import urlparse
 
-        return (f"the paper's data are at {f['names']}; no file of the data manifest (data/MANIFEST.yaml) comes "
-                f"from {urlparse(f['names']).netloc}")
-    if setup.reason == "cheaper model":
-        row = read_table(root, f["benchmark"], "a reason's fact").set_index("data set").loc[f["row"]]
-        tool = float(row[f["paper's tool"]])
-        return (f"the paper: \u201c{f['names']}\u201d; the book's KernelSHAP explains the model's log odds (the "
-                f"benchmark's {f['output']}: {row[f['output']]!r}) by a table look-up, {float(row[f['ours']]):.2g} s for "
-                f"all {row['rows']} {f['row']} rows, where the paper's tool, Khiops, takes {tool:.2g} s for the same "
-                f"rows (data/derived/{f['benchmark']})")
-    if setup.reason == "set-up not identified":
-        return f"§{f['section'].split()[0]} of the paper names no model (none of the words {', '.join(MODEL_WORDS)})"
-    raise ValueError(f"no fact is known for the reason {setup.reason!r}")
+            said.append(f"the paper's data are at {f['names']}; a test attempts to fetch it and fails, and no file of "
+                        f"the data manifest comes from {urlparse(f['names']).netloc}")
+        elif reason == "cheaper model":
+            row = read_table(root, f["benchmark"], "a reason's fact").set_index("data set").loc[f["row"]]
+            tool = float(row[f["paper's tool"]])
+            said.append(f"the paper: \u201c{f['names']}\u201d; the book's KernelSHAP explains the model's log odds (the "
+                        f"benchmark's {f['output']}: {row[f['output']]!r}) by a table look-up, {float(row[f['ours']]):.2g} s "
+                        f"for all {row['rows']} {f['row']} rows, where the paper's tool, Khiops, takes {tool:.2g} s for the "
+                        f"same rows (data/derived/{f['benchmark']})")
+        elif reason == "set-up not identified":
+            said.append(f"§{f['section'].split()[0]} of the paper names no model (none of the words "
+                        f"{', '.join(MODEL_WORDS)}), and the repository holds none of the authors' own code or demos")
+        elif reason == "other machine":
+            said.append(f"the paper timed on {f['cpu']}; the stored benchmark ran on "
+                        f"{', '.join(_cpus(root, f['benchmark']))} (data/derived/{f['benchmark']})")
+        else:
+            raise ValueError(f"no fact is known for the reason {reason!r}")
+    return "; ".join(said)
 
 
-def reason_problems(setup: SetUp, paper_text: str | None, root: str | Path | None = None) -> list[str]:
-    """Why a set-up's reason is not true by the repository's facts (an empty list when it is).
+def reason_problems(setup: SetUp, paper_text: str | None, root: str | Path | None = None, *, paper: str = "",
+                    fetch: bool = True) -> list[str]:
+    """Why a set-up's reasons are not true by the repository's facts (an empty list when they are).
 
-    ``paper_text`` is the paper's full text (or None: the checks that read it are skipped). Each
-    reason of :data:`REASONS` has its check: ``tool version``, the paper names the tool, ``requirements.txt``
-    pins another version of it, and the paper's own numbers that only the model decides differ from ours;
-    ``data offline``, the paper names its data's address and the data manifest holds no file from its host;
-    ``cheaper model``, the paper says it explains its classifier's output, and the stored benchmark shows
-    the book's look-up cheaper than the paper's tool on the same rows; ``set-up not identified``, the
-    paper's section names no model.
+    Each reason of :data:`REASONS` has its own check, independent of the outcome it excuses. ``paper_text`` is the
+    paper's full text (or None: the checks that read it are skipped); ``paper`` its BibTeX key (for the authors'
+    repositories, :func:`load_authors_code`); ``fetch=False`` skips the network attempt of ``data offline``.
+
+    - ``tool version``: the paper names the tool; the version installed here, read from its package, is the one
+      ``requirements.txt`` pins; one of the authors' own files pinned in the data manifest names the version that
+      wrote it, and its major version differs from the installed one.
+    - ``data offline``: the paper names its data's address; a fetch of it is attempted and fails; the data
+      manifest holds no file from its host.
+    - ``cheaper model``: the paper says it explains its classifier's output, and the stored benchmark shows the
+      book's look-up cheaper than the paper's tool on the same rows.
+    - ``set-up not identified``: the paper's section names no model, and the repository reads or runs nothing of
+      the authors' own repositories (the papers' registry's ``code``).
+    - ``other machine``: the paper names its CPU, and the stored benchmark records another one.
     """
     root = Path(root) if root is not None else repo_root()
     f, problems = setup.fact, []
-    if setup.reason not in REASON_FACTS:
-        return [f"the reason {setup.reason!r} has no check: declare it in REASON_FACTS"]
-    if set(f) != set(REASON_FACTS[setup.reason]):
-        return [f"the reason {setup.reason!r} needs the facts {list(REASON_FACTS[setup.reason])}, got {sorted(f)}"]
+    unknown = [r for r in setup.reasons if r not in REASON_FACTS]
+    if unknown:
+        return [f"the reason(s) {unknown} have no check: declare them in REASON_FACTS"]
+    if set(f) != set(fact_keys(setup.reasons)):
+        return [f"the reason {setup.reason!r} needs the facts {list(fact_keys(setup.reasons))}, got {sorted(f)}"]
     text = _normal(paper_text) if paper_text is not None else None
-    if "names" in f and text is not None and _normal(f["names"]) not in text:
-        problems.append(f"{setup.reason}: the paper does not say {f['names']!r}")
-    if setup.reason == "tool version":
-        if _pinned(root, f["pinned"]) is None:
-            problems.append(f"tool version: requirements.txt pins no version of {f['pinned']!r}")
-        elif text is not None and re.search(rf"{re.escape(f['names'].lower())}\s+v?{re.escape(_pinned(root, f['pinned']).split('.')[0])}\b", text):
-            problems.append(f"tool version: the paper names the version the book pins ({_pinned(root, f['pinned'])})")
-        differ, n = _differing(root, f["differs"])
-        if n == 0 or differ == 0:
-            problems.append(f"tool version: no number of {f['differs']} shows the model differs ({differ} of {n})")
-    elif setup.reason == "data offline":
-        from urllib.parse import urlparse
+    for reason in setup.reasons:
+        if reason in ("tool version", "data offline", "cheaper model") and text is not None and _normal(f["names"]) not in text:
+            problems.append(f"{reason}: the paper does not say {f['names']!r}")
+        if reason == "tool version":
+            installed, pinned = _installed_version(f["pinned"]), _pinned(root, f["pinned"])
+            authors, why = _authors_version(root, f["authors"], f["names"])
+            if pinned is None:
+                problems.append(f"tool version: requirements.txt pins no version of {f['pinned']!r}")
+            if installed is None:
+                problems.append(f"tool version: {f['pinned']!r} is not installed here")
+            elif pinned is not None and installed != pinned:
+                problems.append(f"tool version: {f['pinned']} {installed} is installed, requirements.txt pins {pinned}")
+            if authors is None:
+                problems.append(f"tool version: the authors' version is not read: {why}")
+            elif installed is not None and authors.split(".")[0] == installed.split(".")[0]:
+                problems.append(f"tool version: the authors' files were written by {f['names']} {authors}, the same major "
+                                f"version as the one installed ({installed}): the paper's tool can be run here")
+        elif reason == "data offline":
+            from urllib.parse import urlparse
 
-        host = urlparse(f["names"]).netloc.lower()
-        if not host:
-            problems.append(f"data offline: {f['names']!r} is not an address")
-        elif host in _manifest_hosts(root):
-            problems.append(f"data offline: the data manifest holds a file from {host}: the build can have it")
-    elif setup.reason == "cheaper model":
-        frame = read_table(root, f["benchmark"], "a reason's fact").set_index("data set")
-        if f["row"] not in frame.index:
-            problems.append(f"cheaper model: {f['benchmark']} has no row {f['row']!r}")
-        else:
-            row = frame.loc[f["row"]]
-            tool = float(row[f["paper's tool"]])
-            if not float(row[f["ours"]]) < tool:
-                problems.append(f"cheaper model: the book's look-up ({row[f['ours']]} s) is not cheaper than the "
-                                f"paper's tool ({tool} s)")
-            if "classifier" in str(row[f["output"]]).lower() or "probab" in str(row[f["output"]]).lower():
-                problems.append(f"cheaper model: the benchmark's KernelSHAP explains {row[f['output']]!r}, the paper's output")
-    elif setup.reason == "set-up not identified" and paper_text is not None:
-        section = _section(paper_text, f["section"])
-        if section is None:
-            problems.append(f"set-up not identified: the paper has no section {f['section']!r}")
-        else:
-            named = [w for w in MODEL_WORDS if re.search(rf"\b{re.escape(w)}", section.lower())]
-            if named:
-                problems.append(f"set-up not identified: §{f['section'].split()[0]} names a model ({', '.join(named)})")
+            host = urlparse(f["names"]).netloc.lower()
+            if not host:
+                problems.append(f"data offline: {f['names']!r} is not an address")
+            elif host in _manifest_hosts(root):
+                problems.append(f"data offline: the data manifest holds a file from {host}: the build can have it")
+            elif fetch and not attempt_fetch(f["names"]):
+                problems.append(f"data offline: {f['names']} was fetched here: the paper's data can be had")
+        elif reason == "cheaper model":
+            frame = read_table(root, f["benchmark"], "a reason's fact").set_index("data set")
+            if f["row"] not in frame.index:
+                problems.append(f"cheaper model: {f['benchmark']} has no row {f['row']!r}")
+            else:
+                row = frame.loc[f["row"]]
+                tool = float(row[f["paper's tool"]])
+                if not float(row[f["ours"]]) < tool:
+                    problems.append(f"cheaper model: the book's look-up ({row[f['ours']]} s) is not cheaper than the "
+                                    f"paper's tool ({tool} s)")
+                if "classifier" in str(row[f["output"]]).lower() or "probab" in str(row[f["output"]]).lower():
+                    problems.append(f"cheaper model: the benchmark's KernelSHAP explains {row[f['output']]!r}, the paper's output")
+        elif reason == "set-up not identified":
+            if paper_text is not None:
+                section = _section(paper_text, f["section"])
+                if section is None:
+                    problems.append(f"set-up not identified: the paper has no section {f['section']!r}")
+                else:
+                    named = [w for w in MODEL_WORDS if re.search(rf"\b{re.escape(w)}", section.lower())]
+                    if named:
+                        problems.append(f"set-up not identified: §{f['section'].split()[0]} names a model ({', '.join(named)})")
+            held = _authors_material(root, load_authors_code(root).get(paper, [])) if paper else []
+            if held:
+                problems.append(f"set-up not identified: the repository reads or runs the authors' own code or data "
+                                f"({'; '.join(held)}): what it fixes is the paper's set-up")
+        elif reason == "other machine":
+            if text is not None and _normal(f["cpu"]) not in text:
+                problems.append(f"other machine: the paper does not name the CPU {f['cpu']!r}")
+            try:
+                cpus = _cpus(root, f["benchmark"])
+            except (ValueError, FileNotFoundError) as error:
+                problems.append(f"other machine: {error}")
+            else:
+                same = [c for c in cpus if _normal(f["cpu"]) in _normal(c)]
+                if not cpus or same:
+                    problems.append(f"other machine: the benchmark ran on {cpus}, the paper's {f['cpu']!r}")
     return problems

@@ -17,10 +17,13 @@ holds), ``consistent`` (the same on a set-up or model that is not the paper's), 
 deviation`` (outside, and a cell demonstrates the cause), ``not reproduced`` (outside, no
 demonstrated cause), ``contradicted`` (a claims row that fails on the paper's own set-up).
 
-**Claims** take one of three outcomes (:data:`OUTCOMES`, :func:`claims`). A claim is one sentence
-of a paper, quoted exactly (every row and every table that tests it is its evidence), or one
-published table; the rule :data:`CLAIM_RULE` turns its evidence into ``holds``, ``fails`` or
-``could not be tested here`` (with the registry's ``reason``, never counted as a failure).
+**Claims** take one of five outcomes (:data:`OUTCOMES`, :func:`claims`). A claim is one sentence
+of a paper, quoted exactly (every row and every table that tests it is its evidence), a clause of one
+that can differ from the sentence's other clauses, or one published table; the rule :data:`CLAIM_RULE`
+turns its evidence into ``holds`` or ``fails`` on the paper's set-up (:data:`SETUP_RULE`: what the paper
+and the authors' own code, dictionaries and demos fix), ``consistent`` or ``inconsistent on a
+substitute`` (with the registry's ``reason``, never counted as holding or failing), and a claim with no
+evidence at all (the registry's ``untested``) ``could not be tested``.
 A paper's mathematical claims (a theorem, a closed form checked against an independent
 computation) are counted apart from its empirical ones. :func:`claims_table` builds a claims
 table from the paper's sentences, our numbers and the computed ``holds``; a verdict decided by a
@@ -50,16 +53,28 @@ from compendium.registry import (
     REASONS,
     REGISTRY,
     REGISTRY_DIR,
+    SETUP_RULE,
     SETUPS,
+    ClaimEntry,
     Evidence,
     Explanation,
+    LeftOut,
     SetUp,
     TableSpec,
     Tolerance,
+    Untested,
+    anchor_problems,
+    attempt_fetch,
     check_evidence,
+    fact_keys,
     last_digit_tolerance,
+    load_authors_code,
+    load_claim_entries,
+    load_left_out,
     load_papers,
     load_registry,
+    load_untested,
+    notebook_anchors,
     matches,
     notebook_labels,
     read_table,
@@ -71,6 +86,21 @@ from compendium.registry import (
 
 __all__ = [
     "AIM",
+    "INCONSISTENT",
+    "NO_EVIDENCE",
+    "SETUP_RULE",
+    "ClaimEntry",
+    "LeftOut",
+    "Untested",
+    "anchor_problems",
+    "attempt_fetch",
+    "fact_keys",
+    "left_out",
+    "load_authors_code",
+    "load_claim_entries",
+    "load_left_out",
+    "load_untested",
+    "notebook_anchors",
     "COUNT_COLUMNS",
     "MODEL_WORDS",
     "OWN_OUTCOMES",
@@ -83,6 +113,7 @@ __all__ = [
     "chapter_papers",
     "counts",
     "counts_markdown",
+    "table_counts",
     "errata",
     "findings",
     "reason_fact_text",
@@ -133,27 +164,35 @@ __all__ = [
 
 #: The five classes of a published number, or of one row of a claims table.
 STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
-HOLDS, FAILS, SUBSTITUTE, UNTESTED = "holds", "fails", "consistent on a substitute", "could not be tested here"
-#: The four outcomes of a claim (:func:`claims`): the first two on the paper's own set-up, the last two
-#: on a set-up the book chose (a substitute), which can neither confirm nor refute the claim.
-OUTCOMES = (HOLDS, FAILS, SUBSTITUTE, UNTESTED)
+HOLDS, FAILS = "holds", "fails"
+SUBSTITUTE, INCONSISTENT = "consistent on a substitute", "inconsistent on a substitute"
+UNTESTED = "could not be tested"
+#: The five outcomes of a claim (:func:`claims`): two on the paper's own set-up (:data:`SETUP_RULE`), two on a
+#: set-up the book chose (a substitute), which can neither confirm nor refute the claim, and one for a claim
+#: with no evidence at all.
+OUTCOMES = (HOLDS, FAILS, SUBSTITUTE, INCONSISTENT, UNTESTED)
 #: Outcomes decided on the paper's own set-up, and on a substitute only.
-OWN_OUTCOMES, SUBSTITUTE_OUTCOMES = (HOLDS, FAILS), (SUBSTITUTE, UNTESTED)
+OWN_OUTCOMES, SUBSTITUTE_OUTCOMES = (HOLDS, FAILS), (SUBSTITUTE, INCONSISTENT)
+#: The status of the one row a claim with no evidence at all has in the report (the registry's ``untested``):
+#: never a published number, never counted in the classes.
+NO_EVIDENCE = "no evidence"
 #: The rule, declared once, that turns a claim's evidence into its outcome (:func:`claims`).
 CLAIM_RULE = (
     "When the paper's own set-up is among a claim's evidence, that evidence alone decides: the claim holds "
     "when none of its numbers or rows disagrees (each is reproduced, or an explained deviation: a cause a cell "
     "demonstrates accounts for the paper's number), and fails when one is not reproduced or contradicted. "
     "A claim tested only on a set-up the book chose (a substitute) can neither hold nor fail: it is consistent "
-    "on a substitute when every number or row agrees, and could not be tested here when one does not, for "
-    "the reason its tables give. The share of its numbers or rows that agree is always shown beside the outcome."
+    "on a substitute when every number or row agrees, and inconsistent on a substitute when one does not, for "
+    "the reason its tables give. A claim could not be tested only when there is no evidence at all, for a reason "
+    "a test checks; a claim with compared numbers never is. The share of its numbers or rows that agree is "
+    "always shown beside the outcome."
 )
 #: How the five classes of a number roll up into a claim's outcome, in one sentence.
 ROLL_UP = (
     "A claim holds when every one of its numbers or rows on the paper's own set-up is reproduced or an "
     "explained deviation, and fails when one is not reproduced or contradicted; a claim tested only on a "
-    "substitute is consistent on a substitute when every one is consistent, and could not be tested here "
-    "when one is not reproduced."
+    "substitute is consistent on a substitute when every one is consistent, and inconsistent on a substitute "
+    "when one is not reproduced; a claim with no number or row at all could not be tested."
 )
 #: ``mathematical``: a theorem or closed form of the paper, checked against an independent
 #: computation (an enumeration of the game); counted apart from the ``empirical`` claims.
@@ -397,9 +436,28 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
 
 
 def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> pd.DataFrame:
-    """Every registered published number, classified; columns :data:`REPORT_COLUMNS`."""
+    """Every registered published number, classified; columns :data:`REPORT_COLUMNS`. A claim with no evidence
+    at all (the registries' ``untested``) has one row of status :data:`NO_EVIDENCE`, which is no number."""
     specs = load_registry(root=root) if specs is None else specs
-    return pd.concat([table_rows(s, root) for s in specs], ignore_index=True)
+    frames = [table_rows(s, root) for s in specs]
+    untested = load_untested(root)
+    if untested:
+        frames.append(pd.DataFrame.from_records([
+            {**{c: "" for c in REPORT_COLUMNS}, "paper": u.paper, "item": u.name, "paper value": u.claim,
+             "status": NO_EVIDENCE, "note": "", "claim": u.claim, "where": u.where, "nature": "empirical",
+             "setup": "none", "reason": u.reason, "name": u.name, "evidence": f"cell:{u.cell}"} for u in untested],
+            columns=REPORT_COLUMNS))
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["_root"] = str(Path(root) if root is not None else repo_root())
+    return out
+
+
+def left_out(root: str | Path | None = None) -> pd.DataFrame:
+    """The sentences of the papers that state a result and are not registered as claims, each with why (the
+    registries' ``left_out``): columns ``paper``, ``sentence``, ``where``, ``why``. The report lists them."""
+    rows = load_left_out(root)
+    return pd.DataFrame.from_records([dict(paper=r.paper, sentence=r.sentence, where=r.where, why=r.why) for r in rows],
+                                     columns=["paper", "sentence", "where", "why"])
 
 
 def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.DataFrame:
@@ -409,6 +467,7 @@ def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Dat
     the errata themselves are counted by :func:`errata`) and aims (:data:`AIM`) are not published numbers
     the book tests: they are counted in their own columns, outside ``published numbers``.
     """
+    report = report[report["status"] != NO_EVIDENCE]
     unknown = set(report["status"]) - set(STATUSES) - set(APART)
     if unknown:
         raise ValueError(f"unknown status value(s): {sorted(unknown)}")
@@ -430,11 +489,13 @@ def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Dat
 # --------------------------------------------------------------------------- claims
 def _outcome(statuses: Sequence[str], setups: Sequence[str]) -> str:
     """:data:`CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their set-ups)."""
-    rows = [(s, u) for s, u in zip(statuses, setups) if s not in APART]
+    rows = [(s, u) for s, u in zip(statuses, setups) if s not in APART and s != NO_EVIDENCE]
     own = [s for s, u in rows if u == "identified"]
     if own:
         return FAILS if any(s in _DISAGREE for s in own) else HOLDS
-    return UNTESTED if not rows or any(s in _DISAGREE for s, _ in rows) else SUBSTITUTE
+    if not rows:
+        return UNTESTED
+    return INCONSISTENT if any(s in _DISAGREE for s, _ in rows) else SUBSTITUTE
 
 
 _FLIP = {"reproduced": "contradicted", "contradicted": "reproduced",
@@ -511,26 +572,42 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
     when the verdict of one of its rows does).
     """
     rows = report[~report["status"].isin(APART)]
+    entries = _claim_entries(report)
     records = []
     for (paper, claim), group in rows.groupby(["paper", "claim"], sort=False):
         natures = set(group["nature"])
         if len(natures) != 1:
             raise ValueError(f"{paper}: claim {claim[:60]!r} is registered both mathematical and empirical")
+        if (group["status"] == NO_EVIDENCE).any() and (group["status"] != NO_EVIDENCE).any():
+            raise ValueError(f"{paper}: claim {claim[:60]!r} is registered under 'untested' (no evidence) and has "
+                             f"evidence in {sorted(set(group['table']) - {''})}: a claim with compared numbers is "
+                             "never 'could not be tested'")
+        untested_row = group[group["status"] == NO_EVIDENCE]
+        group = group[group["status"] != NO_EVIDENCE]
         outcome = _outcome(list(group["status"]), list(group["setup"]))
         own = group[group["setup"] == "identified"]
         decides = own if len(own) else group
         substitute = group[group["setup"] != "identified"]
         reasons = list(dict.fromkeys(r for r in substitute["reason"] if r)) if outcome in SUBSTITUTE_OUTCOMES else []
+        if outcome == UNTESTED:
+            reasons = list(dict.fromkeys(untested_row["reason"]))
+            group = untested_row
         against = decides[decides["status"].isin(_DISAGREE)]
         numeric = (group["difference"].astype(str) != "").any()
         said = [f"{i}: {_short_number(o)} against the paper's {_short_number(p)}" if numeric else f"{i}: {o}"
                 for i, o, p in zip(against["item"], against["ours"], against["paper value"])]
+        name = next((n for n in group["name"] if n), "")
+        entry = entries.get((paper, claim))
+        cell = entry.cell if entry else ""
+        if outcome == UNTESTED:   # the cell that shows why there is no evidence
+            cell = str(untested_row["evidence"].iloc[0]).removeprefix("cell:")
         records.append(dict(
-            paper=paper, claim=claim, name=next((n for n in group["name"] if n), ""),
+            paper=paper, claim=claim, name=name, cell=cell, split=entry.split if entry else "",
             where=" / ".join(dict.fromkeys(w for w in group["where"] if w)),
             nature=natures.pop(), outcome=outcome, reasons="; ".join(reasons),
-            tables=int(group["table"].nunique()), numbers=int(len(decides)),
-            agree=int(decides["status"].isin(_AGREE).sum()),
+            tables=int(group.loc[group["table"] != "", "table"].nunique()),
+            numbers=int(len(decides)) if outcome != UNTESTED else 0,
+            agree=int(decides["status"].isin(_AGREE).sum()),  # an untested claim has none
             explained=int((decides["status"] == "explained deviation").sum()),
             disagree=int(decides["status"].isin(_DISAGREE).sum()),
             kind="numbers" if numeric else "rows",
@@ -538,9 +615,24 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
                "substitute agree": int(substitute["status"].isin(_AGREE).sum())},
             against="\n".join(said),
             thresholds=_claim_thresholds(group) if (group["threshold"] != "").any() else []))
-    columns = ["paper", "claim", "name", "where", "nature", "outcome", "reasons", "tables", "numbers", "agree",
-               "explained", "disagree", "kind", "substitute numbers", "substitute agree", "against", "thresholds"]
+    columns = ["paper", "claim", "name", "cell", "split", "where", "nature", "outcome", "reasons", "tables", "numbers",
+               "agree", "explained", "disagree", "kind", "substitute numbers", "substitute agree", "against", "thresholds"]
     return pd.DataFrame.from_records(records, columns=columns)
+
+
+def _claim_entries(report: pd.DataFrame) -> dict[tuple[str, str], ClaimEntry]:
+    """(paper, claim) -> its ``claims:`` entry (name, cell, split), for every claim of the report that has one."""
+    root = Path(report.attrs.get("_root") or repo_root())
+    try:
+        entries = load_claim_entries(root)
+    except FileNotFoundError:
+        return {}
+    out: dict[tuple[str, str], ClaimEntry] = {}
+    for paper, claim in report[["paper", "claim"]].drop_duplicates().itertuples(index=False):
+        found = next((e for e in entries if matches(str(claim), e.claim)), None)
+        if found is not None:
+            out[(paper, claim)] = found
+    return out
 
 
 def share(claim: Mapping[str, Any]) -> str:
@@ -560,7 +652,7 @@ def share(claim: Mapping[str, Any]) -> str:
 
 def evidence(report: pd.DataFrame) -> pd.DataFrame:
     """The tables under each claim, with their own counts: one row per (paper, claim, table, set-up)."""
-    rows = report[~report["status"].isin(APART)]
+    rows = report[~report["status"].isin(APART) & (report["status"] != NO_EVIDENCE)]
     grouped = rows.assign(agree=rows["status"].isin(_AGREE), explained=rows["status"] == "explained deviation",
                           disagree=rows["status"].isin(_DISAGREE))
     out = (grouped.groupby(["paper", "claim", "table", "setup"], sort=False)
@@ -606,6 +698,9 @@ def glance(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Data
         reasons = [r for rs in mine.loc[mine["outcome"].isin(SUBSTITUTE_OUTCOMES), "reasons"] for r in _split(rs)]
         if reasons:
             parts.append("substitute: " + ", ".join(dict.fromkeys(reasons)))
+        untested = [r for rs in mine.loc[mine["outcome"] == UNTESTED, "reasons"] for r in _split(rs)]
+        if untested:
+            parts.append("no evidence: " + ", ".join(dict.fromkeys(untested)))
         whys.append("; ".join(parts) or ("every claim holds" if len(mine) > 1 else "the claim holds"))
     return out.assign(why=whys)
 
@@ -621,7 +716,7 @@ def causes(report: pd.DataFrame) -> pd.DataFrame:
     ``reason``, ``cells`` (the labelled cells demonstrating it), ``papers``, ``tables``, ``claims``
     (distinct claims with at least one such row) and ``numbers``; the largest first.
     """
-    rows = report[~report["status"].isin(APART)]
+    rows = report[~report["status"].isin(APART) & (report["status"] != NO_EVIDENCE)]
     parts = [
         ("demonstrated cause of a deviation", rows[rows["cause"] != ""], "cause"),
         ("set-up not the paper's", rows[rows["setup note"] != ""], "setup note"),
@@ -715,7 +810,7 @@ def counts(report: pd.DataFrame | None = None, root: str | Path | None = None) -
     stated = errata(root, specs)
     found = causes(report)
     demonstrated = found[found["kind"] == "demonstrated cause of a deviation"]
-    scored = report[~report["status"].isin(APART)]
+    scored = report[~report["status"].isin(APART) & (report["status"] != NO_EVIDENCE)]
     papers = list(load_papers(root=root))
     records = []
     for paper in [*papers, "all papers"]:
@@ -734,19 +829,34 @@ def counts(report: pd.DataFrame | None = None, root: str | Path | None = None) -
     return pd.DataFrame.from_records(records).set_index("paper")[list(COUNT_COLUMNS)].astype(int)
 
 
+def table_counts(report: pd.DataFrame, specs: Sequence[TableSpec]) -> pd.DataFrame:
+    """The claims a comparison table tests, counted by outcome: one row per (paper, csv), columns ``claims`` and
+    :data:`OUTCOMES` (every claim with at least one row in the table; empirical and mathematical together). A page
+    that counts "the paper's claims about Figure 1" prints these (``{report-count}`paper:claims@table.csv```)."""
+    table = claims(report).set_index(["paper", "claim"])
+    rows = report[~report["status"].isin(APART) & (report["status"] != NO_EVIDENCE)]
+    records = []
+    for spec in specs:
+        keys = rows.loc[(rows["paper"] == spec.paper) & (rows["table"] == spec.table), ["paper", "claim"]].drop_duplicates()
+        outcomes = [table.loc[(p, c), "outcome"] for p, c in keys.itertuples(index=False)]
+        records.append(dict(paper=spec.paper, csv=spec.csv, claims=len(outcomes),
+                            **{o: sum(x == o for x in outcomes) for o in OUTCOMES}))
+    return pd.DataFrame.from_records(records, columns=["paper", "csv", "claims", *OUTCOMES]).set_index(["paper", "csv"])
+
+
 def counts_markdown(root: str | Path | None = None) -> str:
     """README's table of the claims per paper and their outcomes, from :func:`counts` (a test keeps README's
     copy equal to it)."""
     table = counts(root=root)
     short = load_papers(root=root, short=True)
-    head = ["paper", "claims", "hold", "fail", "consistent on a substitute", "could not be tested", "maths (hold)",
-            "errata"]
+    head = ["paper", "claims", "hold", "fail", "consistent on a substitute", "inconsistent on a substitute",
+            "could not be tested", "maths (hold)", "errata"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for paper, row in table.iterrows():
         name = "all papers" if paper == "all papers" else short[paper]
         maths = f"{row['maths claims']} ({row['maths ' + HOLDS]})" if row["maths claims"] else "0"
-        lines.append(f"| {name} | {row['claims']} | {row[HOLDS]} | {row[FAILS]} | {row[SUBSTITUTE]} | {row[UNTESTED]} "
-                     f"| {maths} | {row['errata']} |")
+        lines.append(f"| {name} | {row['claims']} | {row[HOLDS]} | {row[FAILS]} | {row[SUBSTITUTE]} | {row[INCONSISTENT]} "
+                     f"| {row[UNTESTED]} | {maths} | {row['errata']} |")
     return "\n".join(lines)
 
 
@@ -785,8 +895,8 @@ def why_not(claim: Mapping[str, Any], most: int = 3) -> str:
 def findings(report: pd.DataFrame | None = None, root: str | Path | None = None) -> dict[str, list[str]]:
     """What the book found for each paper, in sentences (MyST markdown), from the report's claims: what
     holds on the paper's own set-up (its mathematical claims first), what fails and what disagrees, what
-    is only consistent on a substitute, and what could not be tested, with why and what the substitute
-    found. Claims are named by what they say (the registries' ``claims``). The landing page and each
+    is consistent or inconsistent on a substitute, with why and what the substitute found, and what could
+    not be tested at all, with why. Claims are named by what they say (the registries' ``claims``). The landing page and each
     chapter's box print these same sentences."""
     root = Path(root) if root is not None else repo_root()
     report = reproduction_report(root=root) if report is None else report
@@ -806,15 +916,16 @@ def findings(report: pd.DataFrame | None = None, root: str | Path | None = None)
             sentences.append(f"**Fails**: {named[claim['claim']]}; {share(claim)}"
                              + (f" — {why_not(claim)}" if why_not(claim) else "") + ".")
         for outcome, lead in ((SUBSTITUTE, "**Consistent on a substitute**, since"),
-                              (UNTESTED, "**Could not be tested here**, since")):
+                              (INCONSISTENT, "**Inconsistent on a substitute**, since"),
+                              (UNTESTED, "**Could not be tested**, with no evidence at all, since")):
             group = mine[mine["outcome"] == outcome]
             for reason in dict.fromkeys(group["reasons"]):
                 these = group[group["reasons"] == reason]
-                said = [named[c] + (f": {a} of {n} agree on the substitute" if outcome == UNTESTED and n > 1 else
-                                    ": it does not hold on the substitute" if outcome == UNTESTED else "")
+                said = [named[c] + (f": {a} of {n} agree on the substitute" if outcome == INCONSISTENT and n > 1 else
+                                    ": it does not hold on the substitute" if outcome == INCONSISTENT else "")
                         for c, a, n in zip(these["claim"], these["substitute agree"], these["substitute numbers"])]
                 why = "; ".join(REASONS[r] for r in _split(reason))
-                sentences.append(f"{lead} {why}: " + ("; ".join(said) if outcome == UNTESTED else _list(said)) + ".")
+                sentences.append(f"{lead} {why}: " + ("; ".join(said) if outcome == INCONSISTENT else _list(said)) + ".")
         out[paper] = sentences
     return out
 

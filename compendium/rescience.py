@@ -14,6 +14,7 @@ from compendium.report import (
     HOLDS,
     SUBSTITUTE,
     SUBSTITUTE_OUTCOMES,
+    UNTESTED,
     as_markdown,
     chapter_papers,
     claims,
@@ -40,7 +41,7 @@ def rescience(report: pd.DataFrame | None = None, root: str | Path | None = None
     """ReScience C's criteria, paper by paper, computed from the report's claims (never typed): what was
     **replicated** (the claims that hold on the paper's own set-up, its mathematical claims marked), what was
     **not replicated** (the claims that fail there, with what disagrees), what **could not be replicated
-    here** and why (the claims decided on a substitute, grouped by their declared reason,
+    here** and why (the claims decided on a substitute, or with no evidence at all, grouped by their declared reason,
     :data:`compendium.registry.REASONS`), and whether the work is **rerunnable**: the figure files and stored results
     of the paper's chapter that ``codecheck.yml`` lists with their sha256 and the command that makes each
     (the tests re-execute every notebook and compare its outputs). Markdown sentences, keyed by
@@ -65,11 +66,12 @@ def rescience(report: pd.DataFrame | None = None, root: str | Path | None = None
         failed = ["{}: {}{}".format(named[c["claim"]], share(c), f" — {why_not(c)}" if why_not(c) else "")
                   for c in mine[mine["outcome"] == FAILS].to_dict("records")]
         elsewhere = []
-        substitute = mine[mine["outcome"].isin(SUBSTITUTE_OUTCOMES)]
+        substitute = mine[mine["outcome"].isin((*SUBSTITUTE_OUTCOMES, UNTESTED))]
         for reason in dict.fromkeys(substitute["reasons"]):
             these = substitute[substitute["reasons"] == reason]
             why = "; ".join(REASONS[r] for r in _reasons(reason)) or "no reason declared"
-            said = [named[c] + (" (consistent on the substitute)" if o == SUBSTITUTE else " (not on the substitute either)")
+            said = [named[c] + (" (consistent on the substitute)" if o == SUBSTITUTE else
+                                " (no evidence at all)" if o == UNTESTED else " (not on the substitute either)")
                     for c, o in zip(these["claim"], these["outcome"])]
             elsewhere.append(f"{_list(said)}, since {why}")
         chapter = chapters.get(paper, "")

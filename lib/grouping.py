@@ -256,13 +256,14 @@ def variance_inflation_factors(X: Any) -> np.ndarray:
     return out
 
 
-def vif_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
+def vif_groups(X: Any, alpha: float, *, reverse: bool = False, reverse_step: float = 0.05) -> Groups:
     """VIF (``reverse=False``) and reverse VIF coalition: coalitional paper, Algorithm 3.
 
     For each attribute ``a``: ``g = {a}``; recompute the VIFs without ``a``; add
     ``a'`` when ``VIF_{-a}(a') < VIF(a') · (0.4 + t)`` (VIF: ``a'`` was collinear with
     ``a``) or, reverse VIF, when ``VIF_{-a}(a') > VIF(a') · (1 - 0.05 t)`` (``a'``
-    barely depended on ``a``).
+    barely depended on ``a``). ``reverse_step`` is that ``0.05``, which the paper says
+    "preliminary experiments" chose over ``1`` (the plain ``1 - t``); another value tests that choice.
 
     Reconstruction: the loop runs over ``a' ≠ a`` (``a`` is no longer in the data);
     duplicate groups kept once; uncovered attributes added as singletons.  The authors'
@@ -274,6 +275,8 @@ def vif_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
     ``VIF_{-a}(a') ≤ VIF(a')`` always.
     """
     t = _check_alpha(alpha)
+    if not (isinstance(reverse_step, (int, float)) and 0 < reverse_step <= 1):
+        raise ValueError(f"reverse_step must lie in (0, 1], got {reverse_step!r}")
     A = numeric_matrix(X)
     d = A.shape[1]
     old = variance_inflation_factors(A)
@@ -284,7 +287,7 @@ def vif_groups(X: Any, alpha: float, *, reverse: bool = False) -> Groups:
             rest = [j for j in range(d) if j != a]
             new = variance_inflation_factors(A[:, rest])
             with np.errstate(invalid="ignore"):
-                keep = new > old[rest] * (1 - 0.05 * t) if reverse else new < old[rest] * (0.4 + t)
+                keep = new > old[rest] * (1 - reverse_step * t) if reverse else new < old[rest] * (0.4 + t)
             g += [rest[k] for k in np.flatnonzero(keep)]
         groups.append(tuple(g))
     return _finish(groups, d)

@@ -69,6 +69,7 @@ from .entry_points import entry_point
 
 __all__ = [
     "JointTableClassifier",
+    "overall_mode_agrees",
     "log_and_logit",
     "TypicalValues",
     "agreement",
@@ -273,6 +274,48 @@ def typical_values(
         negative=negative,
         n_negatives=int(is_neg.sum()),
     )
+
+
+def overall_mode_agrees(X: ArrayOrFrame | np.typing.ArrayLike, typical: TypicalValues) -> np.ndarray:
+    """Whether each feature's mode over *all* rows is its typical value, the mode among the negatives.
+
+    The typical-value draft ("More on evaluating"): the typical value is ``argmax p_k(x)``, the mode of
+    the feature's distribution, and "since the dataset is unbalanced, x̄_k occurs at the mode of X_k
+    restricted to the negative class". This computes the mode of every row of ``X`` by the rule
+    :func:`typical_values` used for ``typical`` (same kinds, same tie rule; a binned feature on the
+    negatives' own bin edges, so that the two modes are compared bin for bin; a "missing" typical value
+    asks that most rows be missing) and returns, per feature, whether it is the negatives' one.
+
+    Raises ``ValueError`` when ``X``'s columns are not ``typical``'s features.
+    """
+    frame, _ = as_frame(X)
+    if [str(c) for c in frame.columns] != list(typical.feature_names):
+        raise ValueError(f"X has the columns {list(frame.columns)}, the typical values are of {typical.feature_names}")
+    out = np.zeros(len(typical.feature_names), dtype=bool)
+    for j, (c, kind) in enumerate(zip(frame.columns, typical.kinds)):
+        col = frame[c]
+        miss = col.isna().to_numpy()
+        if kind == "missing":
+            out[j] = bool(miss.mean() > 0.5)
+            continue
+        present = col[~miss]
+        counts = present.value_counts(sort=False)
+        counts = counts[counts > 0]
+        if kind == "categorical":
+            if isinstance(col.dtype, pd.CategoricalDtype):
+                order = [v for v in col.cat.categories if v in counts.index]
+            else:
+                order = sorted(counts.index, key=str)
+            out[j] = bool(max(order, key=lambda v: (counts[v], -order.index(v))) == typical.values[j])
+        elif kind == "discrete":
+            idx = np.sort(counts.index.to_numpy())
+            out[j] = bool(idx[int(np.argmax(counts[idx].to_numpy()))] == typical.values[j])
+        else:
+            edges = typical.bin_edges[j]
+            hist, _ = np.histogram(present.to_numpy(dtype=float), bins=edges)
+            modal = int(np.clip(np.searchsorted(edges, float(typical.values[j]), side="right") - 1, 0, len(hist) - 1))
+            out[j] = bool(int(np.argmax(hist)) == modal)
+    return out
 
 
 # ---------------------------------------------------------------------------

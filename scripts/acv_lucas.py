@@ -43,7 +43,7 @@ from tqdm import tqdm
 import compendium
 import lib
 from compendium import side_env
-from compendium.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SWING_ROWS
+from compendium.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SEED_SPLIT, SWING_ROWS
 from lib import bayesnet as bn
 from lib import sdp
 
@@ -99,7 +99,7 @@ def explained_rows(net: bn.BinaryBayesNet, features: list[str]) -> pd.DataFrame:
     from sklearn.model_selection import train_test_split
 
     X0, y0 = compendium.data.load_lucas0()
-    _, X_test, _, _ = train_test_split(X0[features], y0, test_size=0.2, random_state=21)
+    _, X_test, _, _ = train_test_split(X0[features], y0, test_size=0.2, random_state=SEED_SPLIT)
     x_demo = X_test.to_numpy()[AUTHORS_ROW]
     drawn = net.sample(9, np.random.default_rng(7))[features].to_numpy()[:N_DRAWN]
     rows = pd.DataFrame(np.vstack([x_fig, x_demo, drawn]).astype(int), columns=features)
@@ -178,7 +178,7 @@ def exact_tables(rows: pd.DataFrame, parts: Path, features: list[str]) -> None:
     from sklearn.model_selection import train_test_split
 
     X0, y0 = compendium.data.load_lucas0()
-    ours, _, _, _ = train_test_split(X0, y0, test_size=0.2, random_state=21)
+    ours, _, _, _ = train_test_split(X0, y0, test_size=0.2, random_state=SEED_SPLIT)
     assert (ours.index.to_numpy() == train["lucas0_row"].to_numpy()).all(), "the two environments split LUCAS0 differently"
     write = compendium.stable.write_derived
     write(decisions.assign(**{f: bn.states(d)[:, i] for i, f in enumerate(features)})[

@@ -3,7 +3,8 @@
 Its home: the constants of the experiment (:data:`CLASSIFIERS`, :data:`ALPHAS`), its unit of
 work (:func:`run_pair`, one data set x classifier; :func:`run_and_write` stores it), where
 its results go, and the paper's words about Figures 1-2 (:data:`FIGURES_1_2`) with the tests of
-them (:func:`figure_claims`). ``scripts/coal_grid.py`` runs the grid from the command line (its docstring
+them (:func:`figure_claims`), and its other sentences on what its experiments show (:data:`CONCLUSIONS`,
+:func:`conclusion_claims`). ``scripts/coal_grid.py`` runs the grid from the command line (its docstring
 states the protocol); ``notebooks/05-coalitional-explanations/03-time-and-error`` imports this
 module to run one pair live and to read the stored grid.
 """
@@ -206,4 +207,93 @@ def figure_claims(summary: pd.DataFrame, slope: dict[str, float]) -> list[Claim]
         Claim("PCA and Model time grow less steeply with n than RevVIF", FIGURES_1_2["slopes"], "§5.2",
               f"log10-time slope per attribute: RevVIF {slope['RevVIF']:.2f}, PCA {slope['PCA']:.2f}, "
               f"Model {slope['Model']:.2f}", bool(max(slope["PCA"], slope["Model"]) < slope["RevVIF"])),
+    ]
+
+
+#: The paper's other sentences on what its experiments show (§5.3, §6, the abstract), quoted exactly, with
+#: where they stand; :func:`conclusion_claims` tests those the grid decides.
+CONCLUSIONS: dict[str, tuple[str, str]] = {
+    "few": ("RevVIF is preferable for datasets with few attributes", "§6"),
+    "many": ("PCA and Model should fare better for a large set of attributes", "§6"),
+    "interest": ("Our tests, conducted with 324 real datasets, show that RevVIF, PCA and Model methods are all of "
+                 "interest.", "§6"),
+    "long": ("but at a cost of a long computation time", "abstract"),
+    "minimize": ("This phenomenon can explain why these methods minimize best the error scores as discussed in "
+                 "Section 5.2.", "§5.3"),
+    "larger": ("Indeed, the larger the groups are, the more exhaustive they are in terms of coalition influence that "
+               "can correctly explain an instance with respect to a predictive model.", "§5.3"),
+    "number": ("More surprisingly, the high average number of groups seem not to induce a good error score.", "§5.3"),
+    "single group": ("After all, the complete influence is the equivalent of the coalitional influence using a single "
+                     "group containing all the attributes.", "§5.3"),
+    "monitor": ("Thus, it is impossible to monitor the performance of our different methods with this baseline.", "§6"),
+    "impossible": ("The main problem here is it becomes impossible to compute the Complete influence for large datasets.",
+                   "§6"),
+}
+
+
+def pareto_front(summary: pd.DataFrame, time: str = "time_ms", error: str = "error_euclidean") -> list[str]:
+    """The methods no other method beats on both time and error (faster *and* more precise): the front of the
+    trade-off, in ``summary``'s order."""
+    t, e = summary[time], summary[error]
+    return [m for m in summary.index if not ((t < t[m]) & (e < e[m])).any()]
+
+
+def conclusion_claims(grid: pd.DataFrame, summary: pd.DataFrame, *, single_group_gap: float) -> list[Claim]:
+    """The paper's sentences on what its experiments show (:data:`CONCLUSIONS`), tested on the grid.
+
+    ``grid`` is the stored grid (one row per data set, classifier, method and alpha, with ``time ms``,
+    ``time complete ms``, ``error euclidean``, ``n_groups``, ``mean_size``); ``summary`` its means per method
+    (``time_ms``, ``error_euclidean``); ``single_group_gap`` the largest difference, measured elsewhere,
+    between the coalitional influence of the one group of all attributes and the complete influence.
+    The readings, fixed before the grid was read:
+
+    - "RevVIF is preferable for datasets with few attributes": every grouping is affordable on at most nine
+      attributes, so the preferable one is the more precise; RevVIF is more precise than both PCA and Model
+      (the other two the conclusion names) in most cells of the grid (a share above ``t = 1/2``, ours);
+    - "RevVIF, PCA and Model methods are all of interest": none of the three is beaten by another method on both
+      mean time and mean error (each is on the front of the trade-off);
+    - the abstract's "at a cost of a long computation time" (of the complete influence the methods approximate):
+      the complete influence's mean time exceeds every method's;
+    - §5.3's "these methods minimize best the error scores" (RevVIF, RevSpearman and VIF, the methods of the
+      largest groups in the paper's Figures 3-4): they are the three most precise methods;
+    - "the larger the groups are, the more exhaustive": over the (method, alpha) means, the rank correlation of
+      mean group size with error is negative; "the high average number of groups seem not to induce a good
+      error score": that of the number of groups with error is not;
+    - "the complete influence is the equivalent of the coalitional influence using a single group": a theorem
+      of the definitions, checked by computing both (``single_group_gap`` below ``1e-12``).
+    """
+    from scipy.stats import spearmanr
+
+    cells = grid.pivot_table(index=["data set", "classifier", "alpha"], columns="method", values="error euclidean")
+    better = cells["RevVIF"] < cells[["PCA", "Model"]].min(axis=1)
+    most = Threshold("share of the grid's cells where RevVIF is more precise than PCA and Model >= t", 0.5,
+                     round(float(better.mean()), 6), "at least")
+    front = pareto_front(summary)
+    named = ["RevVIF", "PCA", "Model"]
+    complete = float(grid.drop_duplicates(["data set", "classifier"])["time complete ms"].mean())
+    slowest = summary["time_ms"].idxmax()
+    three = sorted(summary["error_euclidean"].nsmallest(3).index)
+    means = grid.groupby(["method", "alpha"])[["n_groups", "mean_size", "error euclidean"]].mean()
+    rho_size = float(spearmanr(means["mean_size"], means["error euclidean"]).statistic)
+    rho_number = float(spearmanr(means["n_groups"], means["error euclidean"]).statistic)
+    c = CONCLUSIONS
+    return [
+        Claim("RevVIF is more precise than PCA and Model in most cells (few attributes)", *c["few"],
+              f"RevVIF more precise than both in {int(better.sum())} of {len(better)} cells ({better.mean():.0%})",
+              most.holds, (most,)),
+        Claim("RevVIF, PCA and Model are each on the front of mean time against mean error", *c["interest"],
+              f"on the front: {', '.join(front)}", bool(set(named) <= set(front))),
+        Claim("the complete influence takes longer than every grouping method, on average", *c["long"],
+              f"complete influence {complete:.0f} ms per pair; slowest method {slowest} "
+              f"{summary['time_ms'].max():.0f} ms", bool(complete > summary["time_ms"].max())),
+        Claim("RevVIF, RevSpearman and VIF are the three most precise methods", *c["minimize"],
+              f"three most precise: {', '.join(three)}", bool(three == sorted(["RevVIF", "RevSpearman", "VIF"]))),
+        Claim("larger mean groups go with smaller errors (method and alpha means)", *c["larger"],
+              f"Spearman correlation of mean group size with error {rho_size:.2f} over {len(means)} means",
+              bool(rho_size < 0)),
+        Claim("more groups do not go with smaller errors (method and alpha means)", *c["number"],
+              f"Spearman correlation of the number of groups with error {rho_number:.2f} over {len(means)} means",
+              bool(rho_number >= 0)),
+        Claim("the coalitional influence of the single group of all attributes equals the complete influence",
+              *c["single group"], f"largest difference {single_group_gap:.1e}", bool(single_group_gap < 1e-12)),
     ]

@@ -29,9 +29,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 import compendium.data
-from compendium.claims import Claim
+from compendium.claims import Claim, Threshold
 from compendium.data import REPO_ROOT
-from compendium.experiments.coal_grid import FIGURES_1_2
+from compendium.experiments.coal_grid import CONCLUSIONS, FIGURES_1_2
 from compendium.parallel import gather_unit_csvs, write_unit_csv
 from compendium.regenerate.result import Result
 from lib import coalitional as co
@@ -247,3 +247,77 @@ def pair_claims(grid: pd.DataFrame) -> tuple[list[Claim], int, int]:
                                      f"coalitions RevVIF {shown(cost_rev, rev)}, PCA {shown(cost_pca, pca)}",
                                      bool(cost_rev > cost_pca)))
     return records, undecided, untestable
+
+
+def _need(row: pd.Series) -> float:
+    """The coalitions a grouping's Eq. (F4) needs: counted where it was computed or counted, else at least 2 to
+    the size of its largest group."""
+    return float(row["coalitions"]) if pd.notna(row["coalitions"]) else float(2 ** int(row["largest group"]))
+
+
+def conclusion_claims(grid: pd.DataFrame, *, budget: int = BUDGET, monitor: float = 0.2) -> list[Claim]:
+    """The conclusion's sentences on many attributes (:data:`~compendium.experiments.coal_grid.CONCLUSIONS`), tested on
+    the stored grid (``coal-many.csv``). The readings, fixed before the grid was read:
+
+    - "PCA and Model should fare better for a large set of attributes": in a cell (data set, classifier,
+      alpha) a grouping fares better than RevVIF when it gives an explanation within the ``budget`` of
+      coalitions and RevVIF does not, or both do and its error is below RevVIF's by more than the reference's
+      noise floor. It holds when each of PCA and Model fares better in most cells (a share above ``t = 1/2``,
+      ours), and carries the largest budget at which that stays true (a larger budget lets RevVIF run in more
+      cells; where it was not run its error is unknown, and PCA or Model is then not counted as better);
+    - "it is impossible to monitor the performance of our different methods with this baseline" (the
+      complete influence, which cannot be enumerated on many attributes): a permutation-sampling estimate of
+      it monitors them when its noise floor stays below ``monitor`` (ours) of the smallest error it ranks, in
+      every pair; the claim holds where it does not;
+    - "it becomes impossible to compute the Complete influence for large datasets": the ``2^n`` coalitions of
+      the exact complete influence, a count (a derivation check, never evidence).
+    """
+    cells = grid.set_index(["data set", "classifier", "grouping", "alpha"])
+    keys = grid.drop_duplicates(["data set", "classifier", "alpha"])[["data set", "classifier", "alpha"]]
+
+    def better(other: str, b: float) -> list[bool]:
+        out = []
+        for dataset, kind, alpha in keys.itertuples(index=False):
+            rev, oth = cells.loc[(dataset, kind, "RevVIF", alpha)], cells.loc[(dataset, kind, other, alpha)]
+            rev_fits, oth_fits = _need(rev) <= b, _need(oth) <= b
+            if not oth_fits or not oth["computed"]:
+                out.append(False)
+            elif not rev_fits:
+                out.append(True)
+            else:
+                known = bool(rev["computed"])      # beyond the stored budget RevVIF's error is not known
+                out.append(known and oth["error mean"] < rev["error mean"] - rev["noise floor"])
+        return out
+
+    def share(b: float) -> float:
+        return min(float(np.mean(better(o, b))) for o in ("PCA", "Model"))
+
+    at_budget = {o: better(o, budget) for o in ("PCA", "Model")}
+    needs = sorted({_need(cells.loc[(d, k, "RevVIF", a)]) for d, k, a in keys.itertuples(index=False)}
+                   | {float(budget)})
+    holding = [b for b in needs if share(b) > 0.5] + [b - 1 for b in needs if share(b - 1) > 0.5]
+    largest = max(holding) if holding else 0.0
+    most = Threshold("smaller share of the cells where PCA, or Model, fares better than RevVIF > t", 0.5,
+                     round(share(budget), 6), "at least")
+    room = Threshold("largest budget (coalitions per row) at which most cells still favour PCA and Model >= t",
+                     float(budget), largest, "at least")
+    rev_over = int(sum(_need(cells.loc[(d, k, "RevVIF", a)]) > budget for d, k, a in keys.itertuples(index=False)))
+    sampled = grid[grid["computed"] & (grid["reference"] == "sampled")]
+    ratio = sampled.groupby(["data set", "classifier"]).apply(
+        lambda g: float(g["noise floor"].iloc[0] / g["error mean"].min()), include_groups=False)
+    blind = Threshold("largest noise floor of the sampled baseline / smallest error it ranks >= t", monitor,
+                      round(float(ratio.max()), 6), "at least")
+    widest = grid.drop_duplicates("data set").set_index("data set")["n attributes"]
+    c = CONCLUSIONS
+    return [
+        Claim("PCA and Model fare better than RevVIF in most cells of many attributes", *c["many"],
+              f"PCA better in {sum(at_budget['PCA'])}, Model in {sum(at_budget['Model'])} of {len(keys)} cells "
+              f"(RevVIF over the budget of {budget:,} coalitions in {rev_over}); the same for budgets up to "
+              f"{largest:,.0f}", bool(most.holds and room.holds), (most, room)),
+        Claim("the permutation-sampled baseline cannot rank the methods (noise floor too large)", *c["monitor"],
+              f"noise floor at most {ratio.max():.3f} of the smallest error ranked, over {len(ratio)} pairs",
+              blind.holds, (blind,)),
+        Claim("the exact complete influence needs 2^n coalitions per row", *c["impossible"],
+              f"2^{int(widest.max())} on {widest.idxmax()}, 2^{int(widest.min())} on {widest.idxmin()}",
+              bool(widest.max() > 30)),
+    ]

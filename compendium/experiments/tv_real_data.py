@@ -72,6 +72,21 @@ DRAFT: dict[str, tuple[str, str]] = {
                    "probabilities.", "assumptions"),
     "cheap": ("Our algorithm approximates the summation further by plucking out just one term from it where most "
               "probability mass is concentrated", "evaluating p_-k"),
+    "rarely true": ("The Naive-Bayes assumption, whereas rarely true in real-life applications", "assumptions"),
+    "works well": ("often works pretty well in practise as it has been shown by Naive Bayes classifiers",
+                   "assumptions"),
+    "not misleading": ("If only approximate contributions are sought after then this assumption should not be too "
+                       "misleading.", "assumptions"),
+    "exponential": ("However the complexity of such modification grows exponential with the number of interactions "
+                    "considered.", "assumptions"),
+    "missing": ("We suggest the typical value should be \u201cmissing\u201d if most of the values are missing for a "
+                "negative class and should, otherwise, be the mode of an empirical distribution for the feature.",
+                "assumptions"),
+    "bins": ("Defining a mode for continuous range is a bit tricky as it requires binning values and a hyper "
+             "parameters emerge for sizes of bins.", "assumptions"),
+    "marginal": ("formally, one needs to know the density of \\(X_k\\), \\(p(X_k)\\); then", "evaluating p_-k"),
+    "negatives' mode": ("Since the dataset is unbalanced, \\( \\bar x_k \\) occurs at the mode of \\( X_k \\) restricted "
+                        "to the negative class.", "evaluating p_-k"),
 }
 
 #: The classifiers of the real-data evaluation (:func:`real_data_model`).

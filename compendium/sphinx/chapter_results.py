@@ -40,16 +40,20 @@ class ChapterResults(Directive):
         lines += [f"Claim by claim, what fails first ({count(key, 'numbers')} published numbers and tested rows; "
                   f"{count(key, 'errata')} errata of the paper, on the {{doc}}`errata page </book/errata>`; the rules "
                   f"and the evidence: {{ref}}`the reproduction report <{paper_label(key)}>`):", ""]
-        order = {report.FAILS: 0, report.UNTESTED: 1, report.SUBSTITUTE: 2, report.HOLDS: 3}
+        order = {report.FAILS: 0, report.INCONSISTENT: 1, report.UNTESTED: 2, report.SUBSTITUTE: 3, report.HOLDS: 4}
         ranked = mine.assign(_o=mine["outcome"].map(order)).sort_values(["nature", "_o"], ascending=[False, True],
                                                                         kind="stable")
         for claim in ranked.to_dict("records"):
-            first = tables[evidence.loc[(evidence["paper"] == key) & (evidence["claim"] == claim["claim"]), "table"].iloc[0]]
-            share = report.share(claim)
-            if claim["outcome"] in report.SUBSTITUTE_OUTCOMES:
-                share = f"on the substitute, {share} ({claim['reasons']})"
+            share = report.share(claim) if claim["outcome"] != report.UNTESTED else "no evidence"
+            if claim["outcome"] in report.SUBSTITUTE_OUTCOMES or claim["outcome"] == report.UNTESTED:
+                share = f"{'on the substitute, ' if claim['outcome'] != report.UNTESTED else ''}{share} ({claim['reasons']})"
             maths = " (maths)" if claim["nature"] == "mathematical" else ""
-            lines.append(f"- **{claim['outcome']}**{maths} · {md(claim['name'] or claim['claim'])} · {share} · "
-                         f"{{ref}}`evidence <{report_label(first.csv)}>`")
+            if claim["cell"]:
+                link = f"{{ref}}`evidence <{claim['cell']}>`"
+            else:
+                first = evidence.loc[(evidence["paper"] == key) & (evidence["claim"] == claim["claim"]), "table"]
+                link = f"{{ref}}`evidence <{report_label(tables[first.iloc[0]].csv)}>`" if len(first) else ""
+            lines.append(f"- **{claim['outcome']}**{maths} · {md(claim['name'] or claim['claim'])} · {share}"
+                         + (f" · {link}" if link else ""))
         self.state.nested_parse(StringList(lines, source=env.docname), 0, box)
         return [box]

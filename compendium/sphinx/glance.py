@@ -4,9 +4,11 @@ The landing page opens with it; the reproduction report opens with the same coun
 each chapter's box with the same sentences.
 
 ``{report-count}`paper:column``` prints one count of :func:`compendium.report.counts` (``lemaire2023naive:errata``,
-``all:holds``) in a ``report-count`` span whose class names the count (``rc-<paper>--<column>``): every
-count of claims, outcomes and errata on a page is one, so a test checks that every page agrees with
-``compendium.report`` and that no count is typed."""
+``all:holds``) in a ``report-count`` span whose class names the count (``rc-<paper>--<column>``);
+``{report-count}`paper:column:claim name``` one count of one claim; ``{report-count}`paper:column@table.csv```
+the claims one comparison table tests, counted by outcome (:func:`compendium.report.table_counts`: "the paper's
+claims about Figure 1"). Every count of claims, outcomes and errata on a page, a notebook's prose included,
+is one, so a test checks that every page agrees with ``compendium.report`` and that no count is typed."""
 
 from __future__ import annotations
 
@@ -53,6 +55,7 @@ def report_data(root: Path, env: Any = None) -> dict[str, Any]:
         _DATA[key] = dict(
             specs=specs, table=table, claims=report.claims(table), evidence=report.evidence(table),
             counts=report.counts(table, root=root), findings=report.findings(table, root=root),
+            table_counts=report.table_counts(table, specs), left_out=report.left_out(root),
             causes=report.causes(table), papers=report.load_papers(root=root),
             short=report.load_papers(root=root, short=True), errata=report.errata(root, specs))
     if env is not None:
@@ -96,10 +99,19 @@ def report_count_role(name: str, rawtext: str, text: str, lineno: int, inliner: 
     data = report_data(Path(env.app.confdir), env)
     paper, _, rest = text.partition(":")
     column, _, claim = rest.partition(":")
+    column, _, csv = column.partition("@")
     paper = "all papers" if paper == "all" else paper
     table = data["counts"]
     try:
-        if claim:
+        if csv:
+            counted = data["table_counts"]
+            column = {slug(c): c for c in counted.columns}.get(slug(column), column)
+            if (paper, csv.strip()) not in counted.index or column not in counted.columns:
+                raise ValueError(f"a table's counts are {list(counted.columns)}, of the registered tables "
+                                 f"{[c for p, c in counted.index if p == paper]}")
+            value = int(counted.loc[(paper, csv.strip()), column])
+            classes = ["report-count", f"rc-{slug(paper)}--{slug(column)}--at-{slug(csv.strip())}"]
+        elif claim:
             if column not in CLAIM_COUNTS:
                 raise ValueError(f"a claim's counts are {CLAIM_COUNTS}")
             found = claim_of(data["claims"], paper, claim.strip())
@@ -139,7 +151,8 @@ def glance_lines(root: Any, env: Any, *, on_report: bool = False) -> list[str]:
 
     data = report_data(root, env)
     table = data["counts"]
-    lines = ["| paper | claims | hold | fail | sub&shy;stitute | untested |", "|---|---|---|---|---|---|"]
+    lines = ["| paper | claims | hold | fail | con&shy;sis&shy;tent | in&shy;con&shy;sis&shy;tent | un&shy;tested |",
+             "|---|---|---|---|---|---|---|"]
     for paper in table.index:
         for maths in (False, True):
             prefix = "maths " if maths else ""
@@ -155,9 +168,10 @@ def glance_lines(root: Any, env: Any, *, on_report: bool = False) -> list[str]:
         return lines
     lines += [
         "",
-        "*Hold*, *fail*: on the paper's own set-up. *Substitute*: consistent on a set-up the book chose, which "
-        "can neither confirm nor refute a claim; *untested*: could not be tested here, for the reason given, "
-        "never counted as a failure. *(maths)*: theorems and closed forms, checked against an independent "
+        "*Hold*, *fail*: on the paper's own set-up, which includes what the authors' own code, data dictionaries "
+        "and demos fix. *Consistent*, *inconsistent*: on a set-up the book chose (a substitute), which can neither "
+        "confirm nor refute a claim, for the reason given. *Untested*: no evidence at all, for a reason a test "
+        "checks. *(maths)*: theorems and closed forms, checked against an independent "
         "computation" + ("." if on_report else
                          f". The evidence and the rules: the {{doc}}`reproduction report <{REPORT}>`."),
     ]

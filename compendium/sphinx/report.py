@@ -2,12 +2,14 @@
 comparison tables in ``data/derived/`` and their registry.
 
 The page a reviewer signs on a phone: the claims counted by outcome (the landing page's table,
-:mod:`compendium.glance`), one sentence on how the classes of numbers roll up into a claim's outcome, the
-errata and explained deviations (the same counts as the errata page), then one folded section per paper:
-each claim with its verdict word first, what it says, the one-line reason and the share of its evidence
-that agrees; every reason, cause and note of the paper written once and referred to by its label; and its
-evidence table by table (item, verdict, paper, ours first; what disagrees first). The rules and the
-number-level counts are folded at the end. Every count is a ``{report-count}`` of :func:`compendium.report.counts`."""
+:mod:`compendium.glance`), the rule of what "the paper's set-up" is and one sentence on how the classes of
+numbers roll up into a claim's outcome, the errata and explained deviations (the same counts as the errata
+page), then one folded section per paper: each claim with its verdict word first, what it says, the one-line
+reason, the share of its evidence that agrees and a link to the cell that decides it (one click: a labelled
+cell, in sight when its page opens there); every reason, cause and note of the paper written once and
+referred to by its label; its evidence table by table (item, verdict, paper, ours first; what disagrees
+first); and the sentences of the paper left out, with why. The rules and the number-level counts are folded
+at the end. Every count is a ``{report-count}`` of :func:`compendium.report.counts`."""
 
 from __future__ import annotations
 
@@ -68,8 +70,8 @@ def outcome_words(paper: str, prefix: str = "") -> str:
     import compendium.report as report
 
     data_counts = _COUNTS[0]
-    words = {report.HOLDS: "hold", report.FAILS: "fail", report.SUBSTITUTE: "substitute",
-             report.UNTESTED: "untested"}
+    words = {report.HOLDS: "hold", report.FAILS: "fail", report.SUBSTITUTE: "consistent",
+             report.INCONSISTENT: "inconsistent", report.UNTESTED: "untested"}
     parts = [f"{count(paper, prefix + o)} {words[o]}" for o in report.OUTCOMES
              if data_counts.loc[paper, prefix + o]]
     return ", ".join(parts) or "no claim tested"
@@ -85,7 +87,7 @@ _HEADS = {"reproduced": "repro\u00adduced", "consistent": "consis\u00adtent",
 def _claim_order() -> dict[str, int]:
     import compendium.report as report
 
-    return {report.FAILS: 0, report.UNTESTED: 1, report.SUBSTITUTE: 2, report.HOLDS: 3}
+    return {report.FAILS: 0, report.INCONSISTENT: 1, report.UNTESTED: 2, report.SUBSTITUTE: 3, report.HOLDS: 4}
 #: A row's verdict, failures first (the order of the evidence tables).
 _ORDER = {"contradicted": 0, "not reproduced": 1, "explained deviation": 2, "consistent": 3, "reproduced": 4}
 
@@ -175,7 +177,11 @@ def claim_lines(i: int, claim: dict[str, Any], under: Any, tables_of: dict[str, 
     else:         # a sentence: the paper's words
         where = f" ({cell(claim['where'])})" if claim["where"] else ""
         lines = [f"{i}. **{claim['outcome']}**{maths} · “{md(claim['claim'])}”{where}\\"]
-    if claim["outcome"] in report.SUBSTITUTE_OUTCOMES:
+    if claim["outcome"] == report.UNTESTED:
+        untested = [u for u in report.load_untested(root) if u.claim == claim["claim"]]
+        labels = [setup_text(u.setup(), root, notes) for u in untested]
+        why = f"no evidence at all, why: {', '.join(sorted(set(labels)))}, {claim['reasons']}"
+    elif claim["outcome"] in report.SUBSTITUTE_OUTCOMES:
         setups = {}
         for t in dict.fromkeys(under["table"]):
             spec = tables_of[t]
@@ -190,11 +196,12 @@ def claim_lines(i: int, claim: dict[str, Any], under: Any, tables_of: dict[str, 
     else:
         why = "on the paper's own set-up"
     evidence = ", ".join(f"{{ref}}`{cell(t.split(':')[0])} <{report_label(tables_of[t].csv)}>`"
-                         for t in dict.fromkeys(under["table"]))
-    share = report.share(claim)
+                         for t in dict.fromkeys(under["table"]) if t in tables_of)
+    share = report.share(claim) if claim["outcome"] != report.UNTESTED else "nothing compared"
     if claim["outcome"] in report.SUBSTITUTE_OUTCOMES:
         share = "on the substitute, " + share
-    lines.append(f"   {why} · {share} · {evidence}")
+    decides = f"{{ref}}`→ the cell that decides it <{claim['cell']}>`" if claim.get("cell") else ""
+    lines.append("   " + " · ".join(x for x in (why, share, decides, evidence) if x))
     for t in claim["thresholds"]:
         lines[-1] += "\\"
         lines.append(f"   {cell(threshold_text(t))}")
@@ -285,6 +292,7 @@ class ReproductionReport(Directive):
         self.state.nested_parse(StringList(glance_lines(root, env, on_report=True), source=env.docname), 0, box)
         out.append(box)
         lines = [
+            f"**The paper's set-up.** {report.SETUP_RULE}", "",
             f"**How numbers make outcomes.** {report.ROLL_UP}", "",
             f"Underneath the claims, {count('all papers', 'numbers')} published numbers and tested rows; "
             f"{count('all papers', 'explained deviations')} explained deviations from "
@@ -332,7 +340,14 @@ class ReproductionReport(Directive):
             rows = everything[~everything["status"].isin(report.APART)]
             apart = everything[everything["status"].isin(report.APART)]
             tables += evidence_lines(spec, rows, apart, numbers, notes, root)
-        lines += notes.lines("R", "Why tested only on a substitute")
+        left = data["left_out"][data["left_out"]["paper"] == key]
+        if len(left):
+            lines += ["**Sentences left out**, and why (not registered as claims):", ""]
+            lines += [f"- “{md(r['sentence'])}” ({cell(r['where'])}): {md(r['why'])}" for r in left.to_dict("records")]
+            lines += [""]
+        else:
+            lines += ["**Sentences left out**: none; every sentence of the paper that states a result is a claim above.", ""]
+        lines += notes.lines("R", "Why tested only on a substitute, or not at all")
         lines += notes.lines("n", "Notes on the evidence")
         lines += notes.lines("D", "Shown apart, never counted")
         lines += ["**The evidence**, table by table, what disagrees first", "", *tables]
@@ -362,12 +377,16 @@ class ReproductionReport(Directive):
         counts["paper"] = [p if p == "all papers" else data["short"][p] for p in counts["paper"]]
         shown = ["paper", *report.STATUSES, "published numbers"]
         lines = ["(report-rules)=", "````{dropdown} The rules", "",
-                 f"**Claims.** A claim is one sentence of a paper, quoted exactly, or one published table; every row "
+                 f"**Claims.** A claim is one sentence of a paper, quoted exactly (a clause of it when the sentence bundles "
+                 f"claims that can differ), or one published table; every row "
                  f"or table testing it is its evidence. {report.CLAIM_RULE} Aims, recommendations and assumptions "
                  "cannot fail: shown, never scored. Mathematical claims, checked against an independent computation, "
                  "are counted apart.", "",
-                 "**Why a claim was tested only on a substitute**, from one declared list, each reason checked by a "
-                 "test against the paper's text, the data manifest or a stored benchmark: "
+                 f"**The paper's set-up.** {report.SETUP_RULE}", "",
+                 "**Why a claim was tested only on a substitute, or not at all**, from one declared list, each reason a "
+                 "fact a test checks on its own, independently of the outcome it excuses (the version the tool installed "
+                 "here reports against the one the authors' files name, a fetch of the paper's data attempted, the "
+                 "paper's text, the authors' repositories, a stored benchmark): "
                  + "; ".join(f"*{k}*, {v}" for k, v in report.REASONS.items()) + ".", "",
                  "**Thresholds of ours** (the paper gave none) come with the range over which the outcome stands.", "",
                  "**Numbers and rows** (`compendium.report.classify`): *reproduced*, the paper's set-up and ours within a "

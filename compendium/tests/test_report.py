@@ -261,7 +261,8 @@ def test_real_registry_evidence() -> None:
 def test_papers_registry_holds_only_papers(tmp_path: Path) -> None:
     # the top registry names the papers; a table there (the old single registry) is refused
     papers = yaml.safe_load((REPO_ROOT / "data" / "derived" / "reproduction.yaml").read_text(encoding="utf-8"))
-    assert set(papers) == {"papers", "short"} and set(papers["short"]) == set(papers["papers"])
+    assert set(papers) == {"papers", "short", "code"} and set(papers["short"]) == set(papers["papers"])
+    assert set(papers["code"]) == set(papers["papers"])   # the authors' repositories, per paper (possibly none)
     _write(tmp_path, [], {})
     registry = tmp_path / "data" / "derived" / "reproduction.yaml"
     registry.write_text(yaml.safe_dump({"papers": {"p1": "Paper one"}, "tables": [{"csv": "t.csv"}]}))
@@ -285,11 +286,12 @@ def test_model_differs_setup(tmp_path: Path) -> None:
     assert (rep["note"] == "another version of the paper's tool").all()
     assert (rep["setup"] == "model-differs").all() and (rep["reason"] == "tool version").all()
     # both claims (table N, sentence 'yes') have a disagreement on a model that is not the paper's: neither
-    # fails, both could not be tested here, for the table's reason
+    # fails, both are inconsistent on a substitute, for the table's reason (they were tested: never "untested")
     outcome = report.claims(rep).set_index("claim")
-    assert outcome.loc["N", ["outcome", "reasons", "numbers", "agree"]].tolist() == [report.UNTESTED, "tool version", 2, 1]
-    assert outcome.loc["yes", "outcome"] == report.UNTESTED
-    assert report.claim_summary(rep, ["p1"]).set_index("paper").loc["p1", [report.FAILS, report.UNTESTED]].tolist() == [0, 2]
+    assert outcome.loc["N", ["outcome", "reasons", "numbers", "agree"]].tolist() == [report.INCONSISTENT, "tool version", 2, 1]
+    assert outcome.loc["yes", "outcome"] == report.INCONSISTENT
+    summary = report.claim_summary(rep, ["p1"]).set_index("paper").loc["p1"]
+    assert summary[[report.FAILS, report.INCONSISTENT, report.UNTESTED]].tolist() == [0, 2, 0]
     # the set-up must say what differs
     tables[0]["setup_note"] = ""
     (tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml").write_text(
@@ -382,10 +384,10 @@ def test_independent_causes_counted_once(tmp_path: Path) -> None:
         2, 2, 4, "set-up not identified"]
     assert found.loc["another version of the tool", "kind"] == "set-up not the paper's"
     assert found.loc["the paper prints the other class", "kind"] == "demonstrated cause of a deviation"
-    # the claims resting only on set-ups that are not the paper's: 'no' (p1) and 'no' (p2) could not be tested,
-    # 'yes' agrees on them: consistent on a substitute, never "holds"; and none fails
+    # the claims resting only on set-ups that are not the paper's: 'no' (p1) and 'no' (p2) are inconsistent on a
+    # substitute, 'yes' agrees on them: consistent on a substitute, never "holds"; and none fails
     outcomes = report.claims(rep).set_index(["paper", "claim"])["outcome"]
-    assert outcomes[("p1", "no")] == outcomes[("p2", "no")] == report.UNTESTED
+    assert outcomes[("p1", "no")] == outcomes[("p2", "no")] == report.INCONSISTENT
     assert outcomes[("p1", "yes")] == report.SUBSTITUTE and (outcomes != report.FAILS).all()
     assert not outcomes.loc[[("p1", "yes"), ("p1", "no"), ("p2", "yes"), ("p2", "no")]].isin(report.OWN_OUTCOMES).any()
 
@@ -424,13 +426,13 @@ def test_an_untestable_claim_is_not_a_failure(tmp_path: Path) -> None:
     rep = _claims_registry(tmp_path, [_claims_spec("a.csv", "A", **guess), _claims_spec("b.csv", "B")],
                            {"a.csv": csv, "b.csv": "claim,paper,ours,holds\nz,A third sentence.,z,False\n"})
     table = report.claims(rep).set_index("claim")
-    assert table.loc["The sentence tested here.", ["outcome", "reasons"]].tolist() == [report.UNTESTED, "tool version"]
+    assert table.loc["The sentence tested here.", ["outcome", "reasons"]].tolist() == [report.INCONSISTENT, "tool version"]
     assert table.loc["A third sentence.", "outcome"] == report.FAILS   # the paper's own set-up: it fails
     counts = report.claim_summary(rep).set_index("paper").loc["p1"]
-    assert counts[[report.HOLDS, report.FAILS, report.SUBSTITUTE, report.UNTESTED]].tolist() == [0, 1, 0, 2]
+    assert counts[list(report.OUTCOMES)].tolist() == [0, 1, 0, 2, 0]
     why = report.glance(rep).set_index("paper").loc["p1", "why"]
     assert why == "fails: A third sentence.; substitute: tool version"
-    # what the substitute found is kept beside "could not be tested": its rows, and how many agree
+    # what the substitute found is kept beside "inconsistent on a substitute": its rows, and how many agree
     assert table.loc["The sentence tested here.", ["substitute numbers", "substitute agree"]].tolist() == [1, 0]
 
 
@@ -537,7 +539,7 @@ def test_a_claims_range_comes_from_its_rows(tmp_path: Path) -> None:
     spec["key"] = ["data set"]
     rep = _claims_registry(tmp_path, [spec], {"a.csv": table.to_csv(index=False)})
     claim = report.claims(rep).iloc[0]
-    assert claim["outcome"] == report.UNTESTED and (claim["numbers"], claim["agree"]) == (10, 7)
+    assert claim["outcome"] == report.INCONSISTENT and (claim["numbers"], claim["agree"]) == (10, 7)
     assert claim["thresholds"] == [dict(threshold="max |train - CV| <= t", value=0.02, low=-math.inf, high=0.085,
                                         flips_within_2=False, a_row_flips_within_2=True)]
 
@@ -550,6 +552,8 @@ def test_claims_table_refuses_bad_rows() -> None:
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("b", " ", "§1", "x", True)])
     with pytest.raises(ValueError, match=r"row 0 .*compute holds from the threshold"):
         report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True, (t,))])
+    with pytest.raises(ValueError, match=r"rows \[0, 1\] test the same thing"):
+        report.claims_table([report.Claim("a", "A sentence.", "§1", "x", True), report.Claim("a", "B.", "§2", "y", True)])
     with pytest.raises(ValueError, match="positive value"):
         report.Threshold("x <= t", 0, 0.5)
     with pytest.raises(ValueError, match="without ';'"):
@@ -624,22 +628,38 @@ def locate(quote: str, text: str) -> tuple[int, int] | None:
     return None
 
 
-def quote_problems(rep: pd.DataFrame, specs, papers: Path) -> list[str]:
-    """Scored quotes not found verbatim in the paper, and distinct quotes that split one sentence into claims."""
+def quote_problems(rep: pd.DataFrame, specs, papers: Path, entries=(), left=()) -> list[str]:
+    """Scored quotes (and quotes of claims with no evidence, and sentences left out) not found verbatim in the
+    paper, and distinct quotes of one sentence that the registry does not split on purpose (a clause that can
+    differ from the others, ``split:``): one sentence, one claim, unless its clauses are claims of their own."""
     kinds = {s.table: s.kind for s in specs}
-    rows = rep[(rep["table"].map(kinds) == "claims") & ~rep["status"].isin(report.APART)]
+    rows = rep[((rep["table"].map(kinds) == "claims") & ~rep["status"].isin(report.APART))
+               | (rep["status"] == report.NO_EVIDENCE)]
+    split = [e.claim for e in entries if e.split]
     problems, spans = [], {}
-    for paper, group in rows.groupby("paper"):
+    quotes = {(p, q): "claim" for p, q in rows[["paper", "claim"]].drop_duplicates().itertuples(index=False)}
+    quotes.update({(e.paper, e.sentence): "left out" for e in left})
+    for paper in sorted({p for p, _ in quotes}):
         text = "\n\n".join(normalise(p) for p in (papers / PAPER_TEXTS[paper]).read_text(encoding="utf-8").split("\n\n"))
         bounds = sentences(text)
-        for quote in dict.fromkeys(group["claim"]):
+        for (mine, quote), kind in quotes.items():
+            if mine != paper:
+                continue
             where = locate(quote, text)
             if where is None:
-                problems.append(f"{paper}: not the paper's words: {quote!r}")
+                problems.append(f"{paper}: not the paper's words ({kind}): {quote!r}")
                 continue
             sentence = next((i for i, (a, b) in enumerate(bounds) if a <= where[0] < b), None)
-            spans.setdefault((paper, sentence), []).append(quote)
-    problems += [f"{p}: one sentence counted as {len(q)} claims: {q}" for (p, _), q in spans.items() if len(q) > 1]
+            spans.setdefault((paper, sentence), []).append((quote, kind))
+    for (p, _), found in spans.items():
+        if len(found) < 2:
+            continue
+        if any(kind == "left out" for _, kind in found):
+            problems.append(f"{p}: a sentence both left out and registered: {[q for q, _ in found]}")
+        unsplit = [q for q, _ in found if not any(report.matches(q, pattern) for pattern in split)]
+        if unsplit:
+            problems.append(f"{p}: one sentence counted as {len(found)} claims, {len(unsplit)} of them not split on "
+                            f"purpose ('split:' in the registry's claims): {unsplit}")
     return problems
 
 
@@ -663,7 +683,8 @@ def test_every_scored_quote_is_the_papers_words_and_one_claim_per_sentence() -> 
     if not PAPERS.is_dir():
         pytest.skip(f"the papers' text is not beside the repository ({PAPERS.name} of ../shared): quotes unchecked")
     specs = report.load_registry(root=REPO_ROOT)
-    problems = quote_problems(report.reproduction_report(specs, REPO_ROOT), specs, PAPERS)
+    problems = quote_problems(report.reproduction_report(specs, REPO_ROOT), specs, PAPERS,
+                              report.load_claim_entries(REPO_ROOT), report.load_left_out(REPO_ROOT))
     assert not problems, "\n".join(problems)
 
 
@@ -712,20 +733,22 @@ def test_every_declared_reason_has_a_check() -> None:
 
 
 def test_every_reason_a_table_gives_is_true_by_the_repository() -> None:
-    """Each substitute set-up declares the facts that make its reason true; the paper's text (when beside the
-    repository), requirements.txt, the data manifest and the stored benchmark must bear them out."""
+    """Each substitute set-up, and each claim with no evidence, declares the facts that make its reason true; the
+    paper's text (when beside the repository), the tool installed here, the authors' files pinned in the data
+    manifest, an attempted fetch, the authors' repositories and the stored benchmark must bear them out."""
     problems = []
-    for spec in report.load_registry(root=REPO_ROOT):
-        for own in spec.setups():
-            if own.setup == "identified":
-                continue
-            if not own.fact:
-                problems.append(f"{spec.csv}: the reason {own.reason!r} declares no fact")
-                continue
-            found = report.reason_problems(own, _paper_text(spec.paper), REPO_ROOT)
-            problems += [f"{spec.csv}: {p}" for p in found]
-            assert report.reason_fact_text(own, REPO_ROOT)
-    assert not problems, "\n".join(problems)
+    setups = [(spec.csv, spec.paper, own) for spec in report.load_registry(root=REPO_ROOT) for own in spec.setups()]
+    setups += [(f"untested {u.claim[:40]!r}", u.paper, u.setup()) for u in report.load_untested(REPO_ROOT)]
+    for where, paper, own in setups:
+        if own.setup == "identified":
+            continue
+        if not own.fact:
+            problems.append(f"{where}: the reason {own.reason!r} declares no fact")
+            continue
+        found = report.reason_problems(own, _paper_text(paper), REPO_ROOT, paper=paper)
+        problems += [f"{where}: {p}" for p in found]
+        assert report.reason_fact_text(own, REPO_ROOT)
+    assert not problems, "\n".join(sorted(set(problems)))
 
 
 @pytest.mark.parametrize(
@@ -736,12 +759,12 @@ def test_every_reason_a_table_gives_is_true_by_the_repository() -> None:
          "see https://archive.ics.uci.edu/dataset/27/credit+approval", "the build can have it"),
         # the paper does not say what the reason quotes
         ("data offline", {"names": "https://www.openml.org/s/107/tasks"}, "our data come from KEEL.", "does not say"),
-        # numbers that agree with the paper's do not show that the model differs
-        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: Twonorm / #Var"},
-         "we used the Khiops software", "shows the model differs"),
-        # the paper names the version the book pins
-        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "differs": "nb-table1.csv: * / #Var"},
-         "we used Khiops 11 throughout", "names the version"),
+        # the authors' file is not one the data manifest pins: its version is not a fact of the repository
+        ("tool version", {"names": "Khiops", "pinned": "khiops-core", "authors": "crx/Crx.txt.kdic"},
+         "we used the Khiops software", "not a file of the data manifest"),
+        # a tool the environment does not have, and requirements.txt does not pin
+        ("tool version", {"names": "Khiops", "pinned": "no-such-package", "authors": "telco-churn/Telco.kdic"},
+         "we used the Khiops software", "not installed here"),
         # the book's call is not cheaper when the columns say otherwise
         ("cheaper model", {"names": "the output of the classifier", "benchmark": "benchmark-nb-speed.csv", "row": "crx",
                            "ours": "khiops interpret+deploy all rows s (best)",
@@ -750,12 +773,107 @@ def test_every_reason_a_table_gives_is_true_by_the_repository() -> None:
         # a section that names its model identifies it
         ("set-up not identified", {"section": "3.2 A graphical model"},
          "3.2 A graphical model\nWe explain a random forest classifier trained on LUCAS.\n4 Next\n", "names a model"),
+        # the paper names no CPU
+        ("other machine", {"cpu": "Intel(R) Core(TM) i7-10875H", "benchmark": "benchmark-nb-speed.csv"},
+         "timed on a laptop", "does not name the CPU"),
     ],
 )
 def test_a_reason_the_repository_contradicts_is_caught(reason: str, fact: dict, text: str, message: str) -> None:
     own = report.SetUp("guessed", reason, "a substitute", fact)
-    problems = report.reason_problems(own, text, REPO_ROOT)
+    problems = report.reason_problems(own, text, REPO_ROOT, fetch=False)
     assert any(message in p for p in problems), problems
+
+
+def test_a_tool_version_is_read_from_the_tool_and_the_authors_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the reason is two versions read independently of any result: the one the installed tool reports, and the
+    # one the authors' own file (pinned in the manifest) names; the same major version makes it false
+    import hashlib
+    from importlib import metadata
+
+    installed = metadata.version("pyyaml")
+    major = installed.split(".")[0]
+    cache = tmp_path / "cache"
+    (cache / "x").mkdir(parents=True)
+    for name, header in (("same.kdic", f"#PyYAML {installed}\n"), ("older.kdic", "#PyYAML 1.0\n")):
+        (cache / "x" / name).write_text(header)
+    files = [{"path": f"x/{n}", "role": "dictionary", "sha256": hashlib.sha256((cache / "x" / n).read_bytes()).hexdigest()}
+             for n in ("same.kdic", "older.kdic")]
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "MANIFEST.yaml").write_text(yaml.safe_dump({"datasets": {"x": {"files": files}}}))
+    (tmp_path / "requirements.txt").write_text(f"pyyaml=={installed}\n")
+    monkeypatch.setenv("SHAPLEY_BOOK_DATA", str(cache))
+    same = report.SetUp("model-differs", "tool version", "another version",
+                        {"names": "PyYAML", "pinned": "pyyaml", "authors": "x/same.kdic"})
+    assert any("same major version" in p for p in report.reason_problems(same, "we used PyYAML", tmp_path))
+    older = report.SetUp("model-differs", "tool version", "another version",
+                         {"names": "PyYAML", "pinned": "pyyaml", "authors": "x/older.kdic"})
+    assert major != "1" and report.reason_problems(older, "we used PyYAML", tmp_path) == []
+    # requirements.txt pinning another version than the installed one is caught too
+    (tmp_path / "requirements.txt").write_text("pyyaml==0.1\n")
+    assert any("requirements.txt pins 0.1" in p for p in report.reason_problems(older, "we used PyYAML", tmp_path))
+    # a file changed since the manifest pinned it is not read
+    (cache / "x" / "older.kdic").write_text("#PyYAML 2.0\n")
+    assert any("sha256" in p for p in report.reason_problems(older, "we used PyYAML", tmp_path))
+
+
+def test_data_offline_is_a_fetch_that_fails(tmp_path: Path) -> None:
+    # the counter-example: data an attempted fetch gets are not offline (a local server stands in for the host)
+    import functools
+    import http.server
+    import threading
+
+    (tmp_path / "table.csv").write_text("a,b\n1,2\n")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/table.csv"
+        assert report.attempt_fetch(url) == ""
+        own = report.SetUp("guessed", "data offline", "stand-in data", {"names": url})
+        assert any("was fetched here" in p for p in report.reason_problems(own, f"our data: {url}", REPO_ROOT))
+        gone = url.replace("table.csv", "none.csv")
+        assert "HTTPError" in report.attempt_fetch(gone)
+        assert report.reason_problems(report.SetUp("guessed", "data offline", "x", {"names": gone}),
+                                      f"our data: {gone}", REPO_ROOT) == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_set_up_not_identified_fails_where_the_authors_code_is_used(tmp_path: Path) -> None:
+    # the paper names no model, but the repository runs the authors' own demo: their set-up is the paper's
+    _write(tmp_path, [], {})
+    registry = tmp_path / "data" / "derived" / "reproduction.yaml"
+    registry.write_text(yaml.safe_dump({"papers": {"p1": "Paper one"}, "code": {"p1": ["someone/their-demo"]}}))
+    (tmp_path / "data" / "MANIFEST.yaml").write_text("datasets: {}\n")
+    own = report.SetUp("guessed", "set-up not identified", "our model", {"section": "3.2 Figure"})
+    text = "3.2 Figure\nThe three variables stand out.\n4 Next\n"
+    assert report.reason_problems(own, text, tmp_path, paper="p1") == []
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "demo.py").write_text("# runs the notebook of github.com/someone/their-demo\n")
+    problems = report.reason_problems(own, text, tmp_path, paper="p1")
+    assert any("someone/their-demo in scripts/demo.py" in p for p in problems), problems
+
+
+def test_other_machine_is_read_from_the_benchmark(tmp_path: Path) -> None:
+    _write(tmp_path, [], {"bench.csv": "data set,cpu\ncrx,Intel(R) Core(TM) i7-10875H CPU\n",
+                          "other.csv": "data set,cpu\ncrx,AMD EPYC 7B13\n", "none.csv": "data set,seconds\ncrx,1\n"})
+    text = "The computer: Intel(R) Core(TM) i7-10875H (16 threads)"
+    fact = lambda csv: report.SetUp("guessed", "other machine", "our machine", {"cpu": "i7-10875H", "benchmark": csv})
+    assert any("the paper's" in p for p in report.reason_problems(fact("bench.csv"), text, tmp_path))
+    assert report.reason_problems(fact("other.csv"), text, tmp_path) == []
+    assert any("no column 'cpu'" in p for p in report.reason_problems(fact("none.csv"), text, tmp_path))
+
+
+def test_several_reasons_need_every_fact() -> None:
+    both = report.SetUp("guessed", "tool version; other machine", "Khiops 11 on two cores",
+                        {"names": "Khiops", "pinned": "khiops-core", "authors": "telco-churn/Telco.kdic", "cpu": "x"})
+    with pytest.raises(ValueError, match="the facts of the reason"):
+        both.check("here")
+    assert both.reasons == ["tool version", "other machine"]
+    assert report.fact_keys(both.reasons) == ("names", "pinned", "authors", "cpu", "benchmark")
 
 
 _AIMS = re.compile(r"^(?:we want|we wish|we aim|our (?:aim|goal)|we suggest|we recommend|we propose|it is recommended)\b",
@@ -812,7 +930,8 @@ def test_findings_are_sentences_from_the_claims() -> None:
         mine = table[table["paper"] == paper]
         for claim in mine.to_dict("records"):   # every claim, by its name, under its own outcome's sentence
             lead = {report.HOLDS: "**Holds**", report.FAILS: "**Fails**", report.SUBSTITUTE: "**Consistent on a substitute**",
-                    report.UNTESTED: "**Could not be tested here**"}[claim["outcome"]]
+                    report.INCONSISTENT: "**Inconsistent on a substitute**",
+                    report.UNTESTED: "**Could not be tested**"}[claim["outcome"]]
             assert any(s.startswith(lead) and report.as_markdown(claim["name"]) in s for s in sentences), (paper, claim["name"])
         assert "\\(" not in text
 
@@ -839,6 +958,114 @@ def test_no_quote_shows_raw_tex() -> None:
         assert not re.search(r"\\[A-Za-z(]|_\{|\^\{", outside), quote
 
 
+# --------------------------------------------------------------------------- issue 45: five outcomes, one click, splits
+def _chapter(tmp_path: Path, extra: dict) -> None:
+    path = tmp_path / "data" / "derived" / "reproduction" / "01-chapter.yaml"
+    raw = yaml.safe_load(path.read_text())
+    raw.update(extra)
+    path.write_text(yaml.safe_dump(raw, allow_unicode=True))
+
+
+def test_could_not_be_tested_means_no_evidence_at_all(tmp_path: Path) -> None:
+    # a claim with no evidence at all is "could not be tested", for a reason with its facts; a claim tested only on
+    # a substitute that disagrees is "inconsistent on a substitute", never "could not be tested"
+    guess = dict(setup="guessed", setup_note="stand-in data", reason="data offline",
+                 fact={"names": "https://example.invalid/data"})
+    csv = "claim,paper,ours,holds\nx,A sentence tested.,x,False\n"
+    _write(tmp_path, [_claims_spec("a.csv", "A", **guess)], {"a.csv": csv})
+    untested = {"paper": "p1", "claim": "A sentence with nothing to compare.", "where": "§2", "name": "nothing compared",
+                "cell": "why-none", "reason": "data offline", "fact": {"names": "https://example.invalid/data"}}
+    _chapter(tmp_path, {"untested": [untested]})
+    rep = report.reproduction_report(root=tmp_path)
+    table = report.claims(rep).set_index("claim")
+    assert table.loc["A sentence tested.", "outcome"] == report.INCONSISTENT
+    none = table.loc["A sentence with nothing to compare."]
+    assert none[["outcome", "reasons", "numbers", "tables", "cell", "name"]].tolist() == [
+        report.UNTESTED, "data offline", 0, 0, "why-none", "nothing compared"]
+    assert report.summary(rep).loc["p1", "published numbers"] == 1    # no number behind an untested claim
+    assert report.counts(root=tmp_path).loc["p1", [report.INCONSISTENT, report.UNTESTED, "numbers"]].tolist() == [1, 1, 1]
+    assert any(s.startswith("**Could not be tested**") for s in report.findings(rep, tmp_path)["p1"])
+    # the counter-example: a claim with compared numbers filed "untested" is refused
+    _chapter(tmp_path, {"untested": [dict(untested, claim="A sentence tested.")]})
+    with pytest.raises(ValueError, match="never 'could not be tested'"):
+        report.claims(report.reproduction_report(root=tmp_path))
+    # an untested claim needs a reason of the list, with its facts
+    _chapter(tmp_path, {"untested": [dict(untested, reason="no time")]})
+    with pytest.raises(ValueError, match="needs a 'reason'"):
+        report.load_untested(tmp_path)
+    _chapter(tmp_path, {"untested": [dict(untested, fact={})]})
+    with pytest.raises(ValueError, match="needs its facts"):
+        report.load_untested(tmp_path)
+
+
+def test_sentences_left_out_are_listed_with_why(tmp_path: Path) -> None:
+    _write(tmp_path, [_claims_spec("a.csv", "A")], {"a.csv": "claim,paper,ours,holds\nx,A sentence.,x,True\n"})
+    _chapter(tmp_path, {"left_out": [{"paper": "p1", "sentence": "Results in other publications vary.", "where": "fn. 9",
+                                      "why": "about other publications, which the book does not hold"}]})
+    assert report.left_out(tmp_path).to_dict("records") == [
+        {"paper": "p1", "sentence": "Results in other publications vary.", "where": "fn. 9",
+         "why": "about other publications, which the book does not hold"}]
+    _chapter(tmp_path, {"left_out": [{"paper": "p1", "sentence": "x", "where": "fn. 9", "why": " "}]})
+    with pytest.raises(ValueError, match="left_out"):
+        report.load_left_out(tmp_path)
+
+
+def test_every_claim_has_one_click_to_a_visible_cell(tmp_path: Path) -> None:
+    # a claim names the label of the cell that decides it; the label must exist, and be in sight when the page
+    # opens at it: not in a dropdown, not in a removed or folded cell, its deciding code cell's output shown
+    md = lambda text, tags=(): {"cell_type": "markdown", "metadata": {"tags": list(tags)}, "source": text}
+    code = lambda tags=(): {"cell_type": "code", "metadata": {"tags": list(tags)}, "source": "x", "outputs": [],
+                            "execution_count": None}
+    cells = [md("(open)=\n## The verdict\n\nIt holds."), md("(ends)=\n"), code(),
+             md(":::{dropdown} Details\n(folded)=\nText\n:::"), md("(removed)=\nText", ["remove-cell"]),
+             md("(output-hidden)=\n"), code(["hide-output"]), md("```{figure} f.png\n:name: a-figure\n```"),
+             md("```{admonition} Note\n:class: dropdown\n(in-toggle)=\n```"), md("```python\n(code-line)=\n```\n(after-code)=\nx")]
+    path = tmp_path / "notebooks" / "ch" / "one.ipynb"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    anchors = report.notebook_anchors(tmp_path)
+    hidden = {k: bool(a.hidden) for k, a in anchors.items()}
+    assert hidden == {"open": False, "ends": False, "folded": True, "removed": True, "output-hidden": True,
+                      "a-figure": False, "in-toggle": True, "code-line": False, "after-code": False}
+    table = pd.DataFrame({"paper": ["p1"] * 4, "claim": ["a", "b", "c", "d"], "name": ["a", "b", "c", "d"],
+                          "cell": ["open", "", "nowhere", "folded"]})
+    problems = report.anchor_problems(tmp_path, table)
+    assert len(problems) == 3 and "no 'cell'" in problems[0] and "not a label" in problems[1] and "out of sight" in problems[2]
+
+
+def test_the_real_claims_each_link_to_a_visible_cell() -> None:
+    table = report.claims(report.reproduction_report(root=REPO_ROOT))
+    problems = report.anchor_problems(REPO_ROOT, table)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_split_sentence_is_several_claims_only_on_purpose(tmp_path: Path) -> None:
+    text = normalise("The results show that our proposal is in fair agreement with the WoE and with KernelShap's "
+                     "Shapley values, but with a much lower algorithmic complexity. Next sentence.")
+    papers = tmp_path / "papers"
+    papers.mkdir()
+    (papers / PAPER_TEXTS["lemaire2023naive"]).write_text(text)
+    quotes = ["our proposal is in fair agreement with the WoE", "our proposal is in fair agreement with … KernelShap's Shapley values"]
+    rep = pd.DataFrame({"paper": ["lemaire2023naive"] * 2, "table": ["T", "T"], "status": ["reproduced"] * 2,
+                        "claim": quotes})
+    spec = type("Spec", (), {"table": "T", "kind": "claims"})()
+    assert any("not split on purpose" in p for p in quote_problems(rep, [spec], papers))
+    entries = [report.ClaimEntry(q, f"name {i}", "c", "the two agreements can differ") for i, q in enumerate(quotes)]
+    assert quote_problems(rep, [spec], papers, entries) == []
+    # a sentence left out cannot be registered too
+    left = [report.LeftOut("lemaire2023naive", "but with a much lower algorithmic complexity", "§6", "why")]
+    assert any("both left out and registered" in p for p in quote_problems(rep, [spec], papers, entries, left))
+
+
+def test_a_table_counts_the_claims_it_tests(tmp_path: Path) -> None:
+    csv = "claim,paper,ours,holds\nx,One.,x,True\ny,Two.,y,False\nz,Two.,z,True\n"
+    rep = _claims_registry(tmp_path, [_claims_spec("a.csv", "A"), _claims_spec("b.csv", "B")],
+                           {"a.csv": csv, "b.csv": "claim,paper,ours,holds\nw,Three.,w,True\n"})
+    counted = report.table_counts(rep, report.load_registry(tmp_path))
+    assert counted.loc[("p1", "a.csv"), ["claims", report.HOLDS, report.FAILS]].tolist() == [2, 1, 1]
+    assert counted.loc[("p1", "b.csv"), "claims"] == 1
+
+
 def test_rescience_criteria_are_the_claims_outcomes_paper_by_paper() -> None:
     """ReScience C's criteria on the report page come from the claims: each claim is named under the criterion
     its outcome gives (holds: replicated; fails: not replicated; decided on a substitute: could not be
@@ -852,7 +1079,8 @@ def test_rescience_criteria_are_the_claims_outcomes_paper_by_paper() -> None:
     criteria = rescience(rep, root=REPO_ROOT)
     assert set(criteria) == set(table["paper"])
     where = {report.HOLDS: "replicated", report.FAILS: "not replicated",
-             report.SUBSTITUTE: "could not be replicated here", report.UNTESTED: "could not be replicated here"}
+             report.SUBSTITUTE: "could not be replicated here", report.INCONSISTENT: "could not be replicated here",
+             report.UNTESTED: "could not be replicated here"}
     for claim in table.to_dict("records"):
         said = criteria[claim["paper"]]
         name = report.as_markdown(claim["name"] or claim["claim"])

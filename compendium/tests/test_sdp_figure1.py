@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from compendium.experiments import sdp_figure1
+import compendium.data
+from compendium import report
+from compendium.experiments import acv_lucas, sdp_figure1
+from lib import bayesnet as bn
 from lib import sdp
 
 
@@ -54,3 +57,106 @@ def test_figure1_claims_rejects_bad_input():
         sdp_figure1.figure1_claims(sdp_ab, names, blanket=["A", "Z"], expected=["A"], seem_important=["B"], null_players=[])
     with pytest.raises(ValueError, match="outside the blanket"):
         sdp_figure1.figure1_claims(sdp_ab, names, blanket=names, expected=["A"], seem_important=["B"], null_players=[])
+
+
+def test_figure1_claims_on_another_instance_are_shown_not_scored():
+    sdp_ab, names = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
+    sdp_ab[-1] = 1.0
+    kw = dict(blanket=["A", "B", "C"], expected=["A", "B"], seem_important=["C"], null_players=[])
+    shown = sdp_figure1.figure1_claims(sdp_ab, names, other_instance="a model of ours", **kw)
+    scored = sdp_figure1.figure1_claims(sdp_ab, names, **kw)
+    assert [c.holds for c in shown] == [c.holds for c in scored]
+    assert all(c.paper == f"not claimed (a model of ours): {s.paper}" for c, s in zip(shown, scored))
+    assert not any(report.is_paper_claim(c.paper) for c in shown)
+
+
+def test_null_players_are_the_features_that_never_move_an_sdp():
+    sdp_ab, names = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
+    sdp_ab[-1] = 1.0      # the full coalition moves C and N too: at S = {A, B, C}, N's arrival lifts 0.95 to 1
+    assert sdp_figure1.null_players(sdp_ab, names) == []
+    flat, _ = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
+    assert sdp_figure1.null_players(flat, names) == ["C", "N"]
+
+
+def test_game_changer_claims_on_hand_made_games():
+    # A and B secure the decision: the game-changers, both in the blanket {A, B}; C and N never move it
+    sdp_ab, names = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
+    h, g = sdp_figure1.game_changer_claims(sdp_ab, names, ["A", "B"])
+    assert h.holds and g.holds
+    assert h.paper == sdp_figure1.PAPER["headline"][0] and g.paper == sdp_figure1.PAPER["introduction"][0]
+    # the blanket {A, C}: C is no game-changer, so the largest values are not the blanket's (h fails), and B,
+    # outside it, is a game-changer (g fails), whatever share of the largest value a game-changer needs up to 1
+    h, g = sdp_figure1.game_changer_claims(sdp_ab, names, ["A", "C"])
+    assert not h.holds and not g.holds
+    assert g.thresholds[0].measure == pytest.approx(1.0)
+    # N, outside the blanket {A, B, C}, is a weak game-changer (it secures only with C): its share decides (g)
+    weak, _ = _sdp_of(lambda S: 0.95 if S & {"A", "B"} or {"C", "N"} <= S else 0.8)
+    _, g = sdp_figure1.game_changer_claims(weak, names, ["A", "B", "C"], small=0.25)
+    phi = sdp.swing_shapley(weak, 0.9)
+    assert g.thresholds[0].measure == pytest.approx(round(phi[3] / phi.max(), 6))
+    assert g.holds == (phi[3] / phi.max() <= 0.25)
+    with pytest.raises(ValueError, match="both must be non-empty"):
+        sdp_figure1.game_changer_claims(sdp_ab, names, names)
+
+
+def test_negative_claim_compares_the_rates_of_negative_values():
+    # N lowers the SDP of any coalition it joins: its reverse swings make it negative on every instance
+    sdp_n, names = _sdp_of(lambda S: (0.95 if S & {"A", "B"} else 0.8) - (0.1 if "N" in S else 0.0))
+    sdp_n[-1] = 1.0
+    both = np.stack([sdp_n, sdp_n])
+    c = sdp_figure1.negative_claim(both, [1, 1], names, ["A", "B", "C"])
+    assert c.holds and c.paper == sdp_figure1.PAPER["negative"][0]
+    # with N in the blanket and C outside, the negative values are the blanket's: it fails
+    assert not sdp_figure1.negative_claim(both, [1, 1], names, ["A", "B", "N"]).holds
+    # no negative value at all: nothing concentrates anywhere
+    sdp_ab, _ = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
+    assert not sdp_figure1.negative_claim(sdp_ab[None, :], [1], names, ["A", "B", "C"]).holds
+    with pytest.raises(ValueError, match="weights"):
+        sdp_figure1.negative_claim(both, [1], names, ["A", "B", "C"])
+    with pytest.raises(ValueError, match="one row each"):
+        sdp_figure1.negative_claim(sdp_n, [1], names, ["A", "B", "C"])
+
+
+def test_network_claims_read_the_published_tables():
+    net = bn.lucas()
+    features = list(bn.LUCAS_FEATURES)
+    b, p = sdp_figure1.network_claims(net, bn.LUCAS_TARGET, features)
+    assert b.holds and p.holds
+    # the probability the claim reads is the network's, by brute force over the joint distribution
+    joint = net.marginal_table(features + [bn.LUCAS_TARGET])
+    states = bn.states(len(features) + 1)
+    given = np.all(states[:, [features.index(v) for v in ("Smoking", "Genetics", "Coughing")]] == 1, axis=1)
+    brute = joint[given & (states[:, -1] == 1)].sum() / joint[given].sum()
+    assert p.thresholds[0].measure == pytest.approx(round(brute, 6))
+    # "very high" at a level above that probability fails
+    _, strict = sdp_figure1.network_claims(net, bn.LUCAS_TARGET, features, high=0.999)
+    assert not strict.holds
+
+
+def test_the_authors_demo_is_refitted_as_their_worker_fits_it():
+    """The worker that runs ACV (Python 3.9, no lib) repeats the demo's split, tree and row: the same numbers."""
+    import ast
+
+    worker = (compendium.data.REPO_ROOT / "scripts" / "_acv_worker.py").read_text(encoding="utf-8")
+    constants = {t.id: n.value.value for n in ast.parse(worker).body if isinstance(n, ast.Assign)
+                 for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value, ast.Constant)}
+    assert (constants["SEED_SPLIT"], constants["SEED_TREE"], constants["MIN_SAMPLES_LEAF"]) == (
+        acv_lucas.SEED_SPLIT, acv_lucas.SEED_TREE, acv_lucas.MIN_SAMPLES_LEAF)
+
+
+def test_authors_demo_row_and_decisions():
+    import pandas as pd
+
+    features = list(bn.LUCAS_FEATURES)
+    X0, y0 = compendium.data.load_lucas0()
+    demo = acv_lucas.authors_demo(X0, y0, features)
+    # the row the paper describes: Smoking, Genetics and Coughing true, a positive decision
+    assert all(demo.x[features.index(v)] == 1 for v in ("Smoking", "Genetics", "Coughing"))
+    assert demo.decision[bn.state_index(demo.x[None, :])[0]] == 1
+    # the tree decides as its own predict, state by state, and its probabilities are in [0, 1]
+    states = pd.DataFrame(bn.states(len(features)), columns=features)
+    np.testing.assert_array_equal(demo.decision, demo.tree.predict(states))
+    assert ((demo.proba >= 0) & (demo.proba <= 1)).all() and len(demo.X_train) == 4 * len(demo.X_test)
+    with pytest.raises(ValueError, match="no column"):
+        acv_lucas.authors_demo(X0.drop(columns="Smoking"), y0, features)
+

@@ -657,3 +657,19 @@ def test_coalitional_explanation_is_the_influence_with_base_and_outputs():
     np.testing.assert_allclose(whole.efficiency_gap(), 0.0, atol=1e-12)
     with pytest.raises(ValueError, match="output="):
         co.coalitional_explanation(model, explain, bg, [("a", "b"), ("c", "d")])
+
+
+def test_reverse_vif_step_loosens_the_test_and_is_checked():
+    # with the plain 1 - t factor (reverse_step = 1) the test VIF_-a(a') > VIF(a') (1 - t) is looser than
+    # with 1 - 0.05 t: every group it builds contains the group of the same attribute at the paper's step
+    rng = np.random.default_rng(18)
+    X = blocks(rng, sizes=(2, 2), noise=(0.3, 0.3), extra=1)
+    for alpha in (0.01, 0.2, 0.4):
+        kept, plain = gr.vif_groups(X, alpha, reverse=True), gr.vif_groups(X, alpha, reverse=True, reverse_step=1.0)
+        assert all(any(set(k) <= set(p) for p in plain) for k in kept)
+    # at t = 0.4 the plain factor lets each correlated partner in: a VIF falls by less than 60 % without it
+    assert max(len(g) for g in gr.vif_groups(X, 0.4, reverse=True, reverse_step=1.0)) == 5
+    assert gr.vif_groups(X, 0.4, reverse=True, reverse_step=0.05) == gr.vif_groups(X, 0.4, reverse=True)
+    for bad in (0, -0.1, 1.5, "0.05"):
+        with pytest.raises(ValueError, match="reverse_step"):
+            gr.vif_groups(X, 0.4, reverse=True, reverse_step=bad)

@@ -448,3 +448,25 @@ def test_log_and_logit_zero_probability_needs_clip():
         tv.log_and_logit(Hard())(Z)
     out = tv.log_and_logit(Hard(), clip=1e-6)(Z)
     np.testing.assert_allclose(out[:, 0], np.log([1 - 1e-6, 1e-6]))
+
+
+def test_overall_mode_agrees_compares_the_two_modes_bin_for_bin():
+    # a categorical and a discrete feature whose overall mode is the negatives' one, and one whose is not:
+    # positives all take a value the negatives rarely do, and are the majority of the rows at it
+    y = np.array([0] * 6 + [1] * 5)
+    X = pd.DataFrame({"colour": pd.Categorical(["red"] * 4 + ["blue"] * 2 + ["red"] * 5),
+                      "count": [1, 1, 1, 2, 2, 3, 1, 1, 1, 1, 1],
+                      "size": [1, 1, 1, 2, 2, 3, 3, 3, 3, 3, 3]})
+    typ = tv.typical_values(X, y)
+    np.testing.assert_array_equal(tv.overall_mode_agrees(X, typ), [True, True, False])
+    # a binned feature: counted on the negatives' own bins
+    rng = np.random.default_rng(3)
+    neg, pos = rng.normal(0, 1, 2000), rng.normal(4, 0.1, 300)
+    Xb, yb = pd.DataFrame({"x": np.r_[neg, pos]}), np.r_[np.zeros(2000, int), np.ones(300, int)]
+    typ_b = tv.typical_values(Xb, yb)
+    assert typ_b.kinds == ["binned"]
+    counts, _ = np.histogram(Xb["x"], bins=typ_b.bin_edges[0])
+    modal = np.searchsorted(typ_b.bin_edges[0], typ_b.values[0], side="right") - 1
+    assert tv.overall_mode_agrees(Xb, typ_b)[0] == (int(np.argmax(counts)) == modal)
+    with pytest.raises(ValueError, match="columns"):
+        tv.overall_mode_agrees(X[["size", "colour", "count"]], typ)

@@ -28,7 +28,7 @@ PHONE, HEIGHT = 400, 860
 #: the report's length before issue 37, fully open at 400 x 860 px, in screens; it must be at most a third
 BEFORE_SCREENS = 87.1
 #: Header words of a column holding a verdict, a status or an outcome.
-VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "fail", "substitute", "untested", "reproduced",
+VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "fail", "substitute", "inconsistent", "untested", "reproduced",
                    "consistent", "explained deviation", "not reproduced", "contradicted"]
 
 #: -> [str]: header cells of verdict columns, and verdict cells, that lie (partly) off-screen at scroll 0
