@@ -6,9 +6,9 @@ HistGradientBoosting (OpenMP) then slows down by orders of magnitude whenever on
 threads is descheduled. The notebooks are refreshed with the same settings
 (``.ci/refresh-notebooks``), so the stored outputs and the re-runs agree.
 
-nbval compares a check's value at the level of rounding noise as one token: ``lib.page`` prints
+nbval compares a check's value at the level of rounding noise as one token: ``compendium.page`` prints
 it as measured, after ``≈`` (``max |error| ≈ 2.2e-16 ≤ 1e-10 ✓``), and its digits depend on the CPU
-and its BLAS kernel. ``lib.page.NBVAL_SANITIZE`` is handed to nbval as its sanitize file (with
+and its BLAS kernel. ``compendium.page.NBVAL_SANITIZE`` is handed to nbval as its sanitize file (with
 the one given by ``--nbval-sanitize-with``, if any), wherever pytest is started from.
 """
 
@@ -25,7 +25,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 def pytest_configure(config: Any) -> None:
     if not (getattr(config.option, "nbval", False) or getattr(config.option, "nbval_lax", False)):
         return
-    from lib.page import NBVAL_SANITIZE
+    from compendium.page import NBVAL_SANITIZE
 
     given = getattr(config.option, "nbval_sanitize_with", None)
     text = Path(given).read_text(encoding="utf-8") if given else ""

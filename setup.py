@@ -1,9 +1,9 @@
 """The package ``lib`` carries what it reads from the repository (``pyproject.toml`` holds the rest).
 
-A wheel of ``lib`` runs away from the repository (a notebook in Colab installs it): it carries
+A wheel of the book runs away from the repository (a notebook in Colab installs it): it carries
 ``data/MANIFEST.yaml`` (every data set's files, sources and sha256) and ``data/derived/`` (the stored
-results the notebooks read), copied into ``lib/_repository/`` when the package is built, from which
-``lib.data.book_root`` sets up the book's folder outside a clone. One copy of each file stays in the
+results the notebooks read), copied into ``compendium/_repository/`` when the package is built, from which
+``compendium.data.book_root`` sets up the book's folder outside a clone. One copy of each file stays in the
 repository; an editable install (``pip install -e .``) reads them there.
 """
 
@@ -24,7 +24,7 @@ class BuildWithRepositoryFiles(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        target = Path(self.build_lib) / "lib" / "_repository"
+        target = Path(self.build_lib) / "compendium" / "_repository"
         if target.exists():
             shutil.rmtree(target)
         for rel in CARRIED:

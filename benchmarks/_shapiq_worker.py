@@ -1,5 +1,5 @@
 """The shapiq side of ``benchmarks/estimators.py``: shapiq's Shapley-value approximators, run in the
-shapiq side environment (``lib.side_env.shapiq_python``: shapiq 1.8 needs Python >= 3.12), on games
+shapiq side environment (``compendium.side_env.shapiq_python``: shapiq 1.8 needs Python >= 3.12), on games
 that the book's process evaluates.
 
 This script imports neither the book nor its models. It reads jobs on stdin and answers on stdout

@@ -12,11 +12,11 @@ Games (``--games``)
     route), ``khiops-nb-adult-proba`` (chapter 1's Khiops selective naive Bayes on Adult's part
     matrix, the probability of the positive class), ``khiops-nb-adult`` (the same model's log-odds, an
     *additive* game: a check, not a contest), ``hgb-adult-many`` (chapter 5's many-attribute Adult,
-    :mod:`lib.experiments.coal_many`, with chapter 5's groupings as points), and ``svc-iris-ilr``
+    :mod:`compendium.experiments.coal_many`, with chapter 5's groupings as points), and ``svc-iris-ilr``
     (chapter 2's RBF SVM on iris in ILR coordinates, ``d = 4``, a two-output game scored by the
     Aitchison distance; its exact values cost ``2^4 * 50 = 800`` rows, so most of its budgets are above
     the exact cost: there the estimators that enumerate coalitions are exact, as they should be).
-    Past enumeration (:mod:`lib.experiments.estimator_games`): ``gbt-twonorm-30`` and
+    Past enumeration (:mod:`compendium.experiments.estimator_games`): ``gbt-twonorm-30`` and
     ``gbt-twonorm-60`` (the same model class with ``d = 30, 60``; exact values by tree-path
     enumeration, shap's interventional ``TreeExplainer`` on the log-odds margin) and ``additive-60``
     (closed form). ``--rows`` explained rows per game (svc-iris-ilr: always its three flowers) against
@@ -25,13 +25,13 @@ Games (``--games``)
 Estimators (``--estimators``; every one sees the same model, explained rows and background rows)
     The book's, every estimator of its registry (:mod:`lib.sampling`, through :func:`lib.sampling.run`
     on a :class:`lib.games.Game`): ``book default`` (:data:`lib.sampling.DEFAULT`, the default of
-    :func:`lib.shapley.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
+    :func:`lib.sampling.sample_shapley`), ``book antithetic``, ``book uniform``, ``book Algorithm 2`` and
     ``book Algorithm 2 (prior 4)`` (Štrumbelj & Kononenko's Algorithms 1-2 and the book's fix), and any
     other registered estimator as ``book <name>``;
     shap's ``PermutationExplainer`` (``Independent`` masker holding every background row),
     ``KernelExplainer`` (``l1_reg=False``) and ``SamplingExplainer``; and every Shapley-value
     approximator of shapiq 1.8 (``benchmarks/_shapiq_worker.py``), which runs in the shapiq side
-    environment (:func:`lib.side_env.shapiq_python`, built on first use: shapiq >= 1.5 needs Python
+    environment (:func:`compendium.side_env.shapiq_python`, built on first use: shapiq >= 1.5 needs Python
     3.12) on the interventional game :func:`lib.games.coalition_values`, which *this* process
     evaluates and counts (one coalition costs ``m`` model rows). Before any shapiq estimate counts, the
     side environment's exact values of each game (shapiq's ``ExactComputer``, ``d <= 14``) must equal
@@ -84,18 +84,19 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from timing import quiet_libraries  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-from lib import counting, games, shapley, side_env  # noqa: E402
-from lib.data import REPO_ROOT  # noqa: E402
-from lib.experiments import estimator_games as eg  # noqa: E402
-from timing import quiet_libraries  # noqa: E402
+from compendium import side_env
+from compendium.data import REPO_ROOT  # noqa: E402
+from compendium.experiments import estimator_games as eg  # noqa: E402
+from lib import counting, games, shapley  # noqa: E402
 
 #: Budgets in model rows per feature and per explained row.
 BUDGETS_PER_FEATURE = (10, 30, 100, 300, 1000, 3000, 10000)
 GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
          "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
-#: chapter 5's groupings (lib.experiments.coal_many), as points: every data-driven method at both alphas
+#: chapter 5's groupings (compendium.experiments.coal_many), as points: every data-driven method at both alphas
 GROUPING_METHODS = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman")
 PARTS = REPO_ROOT / ".bench-parts" / "estimators"
 WORKER = Path(__file__).with_name("_shapiq_worker.py")
@@ -156,7 +157,7 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
         elif name == "additive-60":
             yield eg.additive_game(60, rows=rows, background=background, seed=seed)
         elif name == "hgb-adult-many":
-            from lib.experiments import coal_many
+            from compendium.experiments import coal_many
 
             A, Y, _, nominal = coal_many.prepare("adult")
             n_categories = np.where(nominal, A.max(axis=0) + 1, 0)
@@ -170,8 +171,8 @@ def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[
             yield eg.BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
                           "enumeration (lib.shapley.exact_shapley)")
         elif name == "svc-iris-ilr":
+            from compendium.experiments import comp_estimation
             from lib import compositions
-            from lib.experiments import comp_estimation
 
             model, flowers, bg = comp_estimation.iris_setup()
             f = compositions.ilr_model(model.predict_proba)
@@ -411,13 +412,13 @@ def _run_unit(game: eg.BenchmarkGame, name: str, est: Callable, budgets: list[in
 
 
 def _grouping_points(game: eg.BenchmarkGame, seed: int) -> list[dict]:
-    """Chapter 5's coalitional influence of each grouping (lib.experiments.coal_many's set-up: every
+    """Chapter 5's coalitional influence of each grouping (compendium.experiments.coal_many's set-up: every
     data-driven method at both alphas), as points: its cost in counted model rows per explained row (the
     coalitions Eq. F4 needs, each against every background row; no seed, it is deterministic) and its
     error against the complete influence (the exact values)."""
+    from compendium.experiments import coal_many
     from lib import coalitional as co
     from lib import grouping as gr
-    from lib.experiments import coal_many
 
     A, _, _, _ = coal_many.prepare("adult")
     records = []

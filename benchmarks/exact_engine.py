@@ -52,11 +52,12 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import GradientBoostingClassifier
+from timing import quiet_libraries
+from timing import run_times as _run_times
 from tqdm import tqdm
 
-from lib import data, games, shapley
-from timing import run_times as _run_times
-from timing import quiet_libraries
+from compendium import data
+from lib import formula, games, shapley
 
 CASES = ("gradient-boosting", "linear", "khiops-nb-crx", "khiops-nb-adult")
 KIND = {"gradient-boosting": "model-bound", "linear": "overhead-bound",
@@ -196,7 +197,7 @@ def run(names: list[str], ds: list[int], rows: int, background: int, repeats: in
         # the reference path (the game's 2**d values, then the formula), from public functions:
         # on floats it is ours; on discretised data the fast path must agree with it
         game = games.interventional_game(f, explain, bg)
-        reference = shapley.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
+        reference = formula.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
         diff_reference = float(np.abs(mine - (np.moveaxis(reference, -1, 1) if game.ndim == 3 else reference)).max())
         if not diff_reference <= 1e-12:
             raise AssertionError(f"{name} d={d}: the fast and reference paths differ by {diff_reference:.3g}")

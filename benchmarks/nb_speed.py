@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from lib import data
+from compendium import data
 from lib import khiops_nb as kn
 from lib import naive_bayes as nb
 from timing import interleaved_times as _interleaved

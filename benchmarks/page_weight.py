@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.site / "index.html").is_file():
         parser.error(f"no built book in {args.site}: run `jupyter-book build . -W -n --keep-going` first")
     if args.out and args.out.resolve().parent != (ROOT / "data" / "derived").resolve():
-        parser.error("--out must name a file of data/derived/ (it is written with lib.stable.write_derived)")
+        parser.error("--out must name a file of data/derived/ (it is written with compendium.stable.write_derived)")
     if args.repeats < 1:
         parser.error("--repeats must be at least 1")
     if shutil.which("chromium") is None and shutil.which("chromium-browser") is None:
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
           f"(throttled phone, {args.repeats} visit(s) each)")
     print("\nfor README.md:\n" + readme_table(table))
     if args.out:
-        from lib.stable import write_derived
+        from compendium.stable import write_derived
 
         print(f"wrote {write_derived(table, args.out.name, digits=2, root=ROOT)}")
     return 0

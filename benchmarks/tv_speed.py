@@ -2,7 +2,7 @@
 
 All methods explain the same fitted model (``log f``, the draft's scale) on the same rows,
 against the same background, under the protocol of the chapter's real-data evaluation
-(``lib.experiments.tv_real_data.prepare_real_data``: the ``--max-features`` features with the largest
+(``compendium.experiments.tv_real_data.prepare_real_data``: the ``--max-features`` features with the largest
 mutual information, 100 background rows). Per explained row it times
 
 * the typical-value contributions (``d + 1`` model rows per explained row),
@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from lib import shapley
 from lib import typical_value as tv
-from lib.experiments import tv_real_data as rd
+from compendium.experiments import tv_real_data as rd
 from timing import median_time as _median_time
 
 POSITIVE = rd.REAL_DATA_POSITIVE

@@ -1,10 +1,12 @@
-"""The shared library of the compendium *Shapley explanations of classifiers*.
+"""The methods of the compendium *Shapley explanations of classifiers*, for your own models.
 
-Every formula the book uses lives here once; notebooks ``import lib`` and call it.
+Every formula the book uses lives here once; notebooks ``import lib`` and call it. The book's own
+machinery (data sets, report, pages, stored results, experiments) is the package ``compendium``,
+which imports ``lib``; ``lib`` never imports it.
 
 The modules are listed once, in :data:`MODULES` below: ``lib.__all__``, this docstring's list
 (appended from it), CONTRIBUTING.md's map of ``lib`` and the API pages are read from it or
-checked against it (``lib/tests/test_lib_map.py``, ``lib/tests/test_api_page.py``).
+checked against it (``compendium/tests/test_lib_map.py``, ``compendium/tests/test_api_page.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from types import ModuleType
 #: in one place.
 MODULES: dict[str, str] = {
     'models': 'One way in for any model: a fitted classifier (its predict_proba) or a callable.',
-    'shapley': "The exact (2^d enumeration) and sampled (lib.sampling's estimators) Shapley engine.",
+    'formula': "The Shapley formula over a game's 2^d coalition values: the bottom of the engine.",
+    'shapley': 'The exact engine (2^d enumeration): interventional Shapley values, the ground truth.',
     'games': 'The interventional game of a model, checked once per public call (Game): hybrid rows, where x and the background agree, the value function in numpy, a count of model rows.',
     'result': 'ShapleyResult, the result every Shapley explainer returns (values, base values, outputs, names, to_explanation).',
-    'sampling': 'Estimators of Shapley values past exact enumeration, as plug-ins registered by name (antithetic, Štrumbelj & Kononenko).',
+    'sampling': 'Shapley values past exact enumeration: sample_shapley, and the estimators it runs, plug-ins registered by name.',
     'counting': 'CountingModel: counts the model rows an explainer asks for (cost tables, budgets, benchmarks).',
     'permutation_sampling': 'Deprecated: antithetic permutation sampling moved to lib.sampling.antithetic (kept one release).',
     'validation': 'The input checks every explainer applies (rows to explain, background rows).',
@@ -38,17 +41,6 @@ MODULES: dict[str, str] = {
     'ranks': 'Ties in rank statistics of attributions.',
     'coalitional': 'Complete and coalitional influence inside attribute groups (Ferrettini et al.).',
     'grouping': "The coalitional paper's six methods that find the attribute groups (§4).",
-    'plotting': 'Figure helpers (take an ``ax``, return it, set no global style).',
-    'data': 'Loaders for every data set the book uses, with sha256 verification.',
-    'report': 'The reproduction report: every published number the book reproduces, classified.',
-    'claims': 'The claims-table records a notebook builds (re-exported by ``report``).',
-    'registry': 'The reproduction registries, read and validated (re-exported by ``report``).',
-    'stable': 'Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.',
-    'page': 'What a notebook page prints and pastes: checks that print their number, bound and verdict (asserted), and values glued into the prose without myst-nb.',
-    'regenerate': 'Every stored result of data/derived/, regenerated or checked by one command.',
-    'parallel': 'Independent units of the long-run scripts through joblib (or dask).',
-    'side_env': "Pinned side environments for tools that cannot join the book's.",
-    'experiments': 'One module per stored result of an experiment (constants, unit of work), shared by its notebook and its script.',
 }
 
 __all__ = sorted(MODULES)
@@ -56,9 +48,18 @@ __version__ = "0.1.0"
 __doc__ = (__doc__ or "") + "\nModules\n-------\n" + "".join(f"{name}\n    {what}\n" for name, what in MODULES.items())
 
 
+#: The book's machinery that lived in ``lib`` before issue 48 and is now the package ``compendium``:
+#: ``lib`` never imports it, so the old names say where they went instead of importing it for you.
+MOVED_TO_COMPENDIUM = ("data", "report", "claims", "registry", "stable", "page", "plotting", "regenerate",
+                       "parallel", "side_env", "experiments")
+
+
 def __getattr__(name: str) -> ModuleType:
-    # Submodules load on first use (``lib.data``), so ``python -m lib.data`` runs
-    # the module once, as __main__, without importing it a second time.
+    # Submodules load on first use (``lib.sampling``), and a module run as ``python -m lib.<name>``
+    # runs once, as __main__, without being imported a second time.
     if name in __all__:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in MOVED_TO_COMPENDIUM:
+        raise AttributeError(f"lib.{name} is now compendium.{name}, the book's machinery (lib holds the methods "
+                             f"and never imports it): import compendium.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -454,7 +454,7 @@ def causal_target_game(
     The interventional (causal) probability of the target when the players of ``S`` are
     set to their values in ``instance`` by Pearl's do-operator (:meth:`BinaryBayesNet.intervene`).
     Returned as a ``(2**k,)`` array in the bitmask order of ``players`` (bit ``j`` set iff
-    ``players[j]`` is in ``S``), ready for :func:`lib.shapley.shapley_from_game`; ``v(∅)`` is
+    ``players[j]`` is in ``S``), ready for :func:`lib.formula.shapley_from_game`; ``v(∅)`` is
     ``P(target = 1)``.  This is the game pyAgrum's ``CausalShapValues`` (version 3.3.1,
     ``logit=False``) evaluates over the ancestors of the target when its background holds
     each state of the network once (chapter 3, notebook 05).

@@ -40,10 +40,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from lib.formula import coalition_masks, game_size, shapley_from_game
 from lib.games import MAX_EXACT_FEATURES, Game, interventional_game
 from lib.models import ClassifierFunction, as_model
 from lib.result import ShapleyResult
-from lib.shapley import coalition_masks, game_size, shapley_from_game
 
 __all__ = [
     "Groups",
@@ -205,7 +205,7 @@ def complete_influence(values: np.typing.ArrayLike) -> np.ndarray:
     ``I_{a_i}(x) = sum_{A' ⊆ A \\ a_i} p(A', A) (inf_{A' ∪ a_i} - inf_{A'})`` with the
     Shapley weights ``p(A', A) = |A'|! (|A|-|A'|-1)! / |A|!`` (Eq. (F2)) and
     ``inf_{A'} = f(x_{A'}) - f(∅)`` (Eq. (F3)).  ``f(∅)`` cancels in the differences, so
-    this is :func:`lib.shapley.shapley_from_game` of the game ``f(x_S)``.
+    this is :func:`lib.formula.shapley_from_game` of the game ``f(x_S)``.
 
     ``values``: ``(..., 2**d)``, every coalition evaluated (no NaN).  Returns ``(..., d)``.
     """

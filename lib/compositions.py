@@ -417,10 +417,10 @@ def adjust_efficiency_compositions(
     With ``s_err = f(x) ⊖ f_0 ⊖ ⊕_i φ̂_i`` and one *scalar* weight per feature,
     ``w_i = v_i / (1 + Σ_j v_j)``, ``v_i = tr Σ_i / (ε max_j tr Σ_j)``, each estimate
     becomes ``φ̂_i ⊕ (w_i ⊙ s_err)``.  In ILR coordinates ``⊕, ⊙`` are ``+, ×``, so this
-    is :func:`lib.shapley.adjust_efficiency` with every coordinate of feature ``i``
+    is :func:`lib.sampling.adjust_efficiency` with every coordinate of feature ``i``
     given the same "variance" ``tr Σ_i`` (the trace of the covariance of the estimate,
     summed over the ``N-1`` ILR coordinates, invariant under a change of orthonormal
-    basis).  Note: ``lib.shapley.sample_shapley(adjust=True)`` on a multi-output model
+    basis).  Note: ``lib.sampling.sample_shapley(adjust=True)`` on a multi-output model
     weights each coordinate by its own variance instead, which is not Eq. (C18) and
     depends on the basis.
 
@@ -439,7 +439,7 @@ def adjust_efficiency_compositions(
             f"and {var.shape}"
         )
     trace = np.broadcast_to(var.sum(axis=2, keepdims=True), values.shape)
-    return sh.adjust_efficiency(values, trace, np.asarray(ilr_total, dtype=float), eps=eps)
+    return sampling.adjust_efficiency(values, trace, np.asarray(ilr_total, dtype=float), eps=eps)
 
 
 @renamed_keywords(class_names="output_names")
@@ -457,13 +457,13 @@ def sample_shapley_compositions(
     output_names: Sequence[str] | None = None,
     clip: float | None = None,
 ) -> ShapleyCompositions:
-    """Sampled Shapley compositions: :func:`lib.shapley.sample_shapley` on ``ilr ∘ f``.
+    """Sampled Shapley compositions: :func:`lib.sampling.sample_shapley` on ``ilr ∘ f``.
 
     Book: :ref:`eq-comp-ilr-shapley`, :ref:`eq-comp-adjustment`
         (notebooks/02-shapley-compositions/02-definition-and-properties.ipynb).
 
     The budget ``max_rows`` is in model rows per explained row, ``method`` a name of
-    :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.shapley.sample_shapley`.
+    :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.sampling.sample_shapley`.
     ``method="strata"`` (the default, the book's recommended estimator, :mod:`lib.sampling.strata`):
     each background row's game enumerated where that costs no more than walking it, else walked by
     ``method="antithetic"``, antithetic permutation sampling (:mod:`lib.sampling.antithetic`) of the
@@ -479,7 +479,7 @@ def sample_shapley_compositions(
     """
     res, V, class_names = _compositions(
         f, X, background, basis, output_names, clip,
-        lambda game: sh.sample_shapley(game, max_rows=max_rows, rng=rng, method=method,
+        lambda game: sampling.sample_shapley(game, max_rows=max_rows, rng=rng, method=method,
                                        options=_unadjusted(options)),
         feature_names=feature_names)
     values = res.values
@@ -616,7 +616,7 @@ def logistic(z: npt.ArrayLike) -> np.ndarray:
 
 # ---------------------------------------------------------------------------
 # shap's estimators applied to the ILR coordinates (chapter 2, notebook 06; the
-# estimation study itself is lib.experiments.comp_estimation)
+# estimation study itself is compendium.experiments.comp_estimation)
 # ---------------------------------------------------------------------------
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "Game",
     "MAX_EXACT_FEATURES",
     "as_coalition_masks",
+    "as_game",
     "bitmask_rows",
     "coalition_values",
     "evaluate",
@@ -403,7 +404,7 @@ def interventional_game(
     (Štrumbelj & Kononenko, 2014; Lundberg & Lee, 2017; book eq.
     ``eq-found-interventional``): the model on every hybrid row, each coalition's value the
     mean of its ``m`` outputs in background order (:meth:`Game.coalition_values`, the equation in
-    numpy).  With :func:`lib.shapley.shapley_from_game`, the exact Shapley values
+    numpy).  With :func:`lib.formula.shapley_from_game`, the exact Shapley values
     (:func:`lib.shapley.exact_shapley` computes the same numbers on faster paths).
 
     Parameters
@@ -445,3 +446,18 @@ def interventional_game(
     out = np.full((n, 2**d) + values.shape[2:], np.nan)
     out[:, chosen] = values
     return out
+
+
+def as_game(model: Any, X: Any, background: Any, what: str, **given: Any) -> Game:
+    """The checked game of a public call: built from ``(model, X, background, **given)``, or the
+    :class:`Game` passed as ``model`` (then nothing else may describe it: ``what`` names the
+    function in the message that refuses both)."""
+    if not isinstance(model, Game):
+        return Game(model, X, background, **given)
+    extra = [k for k, v in (("X", X), ("background", background), *given.items())
+             if v is not None and not (k == "allow_nan" and v is False) and not (k == "max_rows_per_call"
+                                                                                 and v == 2**16)]
+    if extra:
+        raise ValueError(f"{what} got a Game and {extra}: a Game already holds its rows, background and "
+                         "options; give either a Game, or the model, X and background")
+    return model

@@ -20,7 +20,7 @@ This module holds that protocol as functions:
   value of the log-odds for the background KernelSHAP sees;
 * :func:`global_importance`, :func:`normalised`, :func:`correlations`,
   :func:`local_errors`;
-* :func:`lib.experiments.nb_table3_kernelshap.table3_protocol` (not here: the experiment's home) —
+* :func:`compendium.experiments.nb_table3_kernelshap.table3_protocol` (not here: the experiment's home) —
   all of it for one data set, returning a ``Table3Run``.
 
 Only the model's selected variables are explained

@@ -1,7 +1,7 @@
 """One way in for any model: what every explainer of the book accepts as the model it explains.
 
 Every explainer of ``lib`` that evaluates a model (:func:`lib.shapley.exact_shapley`,
-:func:`lib.shapley.sample_shapley`, :func:`lib.compositions.exact_shapley_compositions`, the
+:func:`lib.sampling.sample_shapley`, :func:`lib.compositions.exact_shapley_compositions`, the
 typical-value contributions, coalitional influence, the Swing Shapley values of a model) passes
 its model through :func:`as_model`, which accepts
 

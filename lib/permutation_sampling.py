@@ -3,7 +3,7 @@
 Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
 The estimator is now a plug-in of :mod:`lib.sampling`, run by
-``lib.shapley.sample_shapley(model, X, background, max_rows=..., rng=..., method="antithetic")``
+``lib.sampling.sample_shapley(model, X, background, max_rows=..., rng=..., method="antithetic")``
 (the default method).  This module keeps its names for one release: :func:`antithetic_shapley`
 warns (``DeprecationWarning``) and calls it; :func:`antithetic_rows`, :func:`walk_rows` and
 :func:`pairs_for_budget` are :mod:`lib.sampling.antithetic`'s.
@@ -39,7 +39,7 @@ def antithetic_shapley(
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
 ) -> ShapleyResult:
-    """Deprecated: ``lib.shapley.sample_shapley(..., method="antithetic")`` (the default).
+    """Deprecated: ``lib.sampling.sample_shapley(..., method="antithetic")`` (the default).
 
     Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
@@ -47,7 +47,7 @@ def antithetic_shapley(
     enough to pay for the pairs).
     """
     warnings.warn("lib.permutation_sampling.antithetic_shapley is deprecated and will be removed in the next "
-                  "release: use lib.shapley.sample_shapley(model, X, background, max_rows=..., rng=..., "
+                  "release: use lib.sampling.sample_shapley(model, X, background, max_rows=..., rng=..., "
                   "method='antithetic', options=lib.sampling.antithetic.AntitheticOptions(...))",
                   DeprecationWarning, stacklevel=2)
     if (n_pairs is None) == (max_rows is None):

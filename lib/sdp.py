@@ -46,9 +46,9 @@ from typing import Literal
 
 import numpy as np
 
-from lib import shapley as sh
-from lib.result import ShapleyResult
+from lib import formula
 from lib.bayesnet import BinaryBayesNet, state_index
+from lib.result import ShapleyResult
 from lib.validation import is_number
 
 __all__ = [
@@ -115,7 +115,7 @@ def subset_sums(values: np.typing.ArrayLike) -> np.ndarray:
     The last axis must have length ``2**d``.  ``d`` passes of vectorised additions.
     """
     out = np.array(values, dtype=float, copy=True)
-    d = sh.game_size(out.shape[-1])
+    d = formula.game_size(out.shape[-1])
     lead = out.shape[:-1]
     for i in range(d):
         view = out.reshape(lead + (2 ** (d - i - 1), 2, 2**i))
@@ -127,7 +127,7 @@ def _check_distribution(p: np.typing.ArrayLike) -> tuple[np.ndarray, int]:
     p = np.asarray(p, dtype=float)
     if p.ndim != 1:
         raise ValueError(f"the distribution must be a 1-D table over 2**d states, got shape {p.shape}")
-    d = sh.game_size(p.shape[0])
+    d = formula.game_size(p.shape[0])
     if not np.all(np.isfinite(p)) or np.any(p < 0):
         raise ValueError("the distribution must hold finite non-negative probabilities")
     if abs(p.sum() - 1.0) > _SUM_TOL:
@@ -317,7 +317,7 @@ def check_sdp(sdp: np.typing.ArrayLike, feature_names: Sequence[str] | None = No
     s = np.asarray(sdp, dtype=float)
     if s.ndim == 0:
         raise ValueError("SDPs must be an array over 2**d coalitions")
-    d = sh.game_size(s.shape[-1])
+    d = formula.game_size(s.shape[-1])
     if np.isnan(s).any():
         flat = s.reshape(-1, s.shape[-1])
         k = int(np.flatnonzero(np.isnan(flat).any(axis=1))[0])
@@ -350,11 +350,11 @@ def swing_game(sdp: np.typing.ArrayLike, pi: float, *, feature_names: Sequence[s
 def swing_shapley(sdp: np.typing.ArrayLike, pi: float, *, feature_names: Sequence[str] | None = None) -> np.ndarray:
     """Swing Shapley values (Definition 3.2): the Shapley values of the swing game, ``(..., d)``.
 
-    Computed by :func:`lib.shapley.shapley_from_game` (the paper's Eq. (A2.2) with
+    Computed by :func:`lib.formula.shapley_from_game` (the paper's Eq. (A2.2) with
     ``v_{SDP,pi}`` in place of ``f_S``).  By efficiency they sum to ``v(N) - v(∅)``,
     i.e. to ``1 - 1{SDP_∅ >= pi}`` since ``SDP_N = 1``.
     """
-    return sh.shapley_from_game(swing_game(sdp, pi, feature_names=feature_names))
+    return formula.shapley_from_game(swing_game(sdp, pi, feature_names=feature_names))
 
 
 @dataclass(frozen=True)
@@ -392,15 +392,15 @@ def swing_decomposition(game: np.typing.ArrayLike) -> SwingDecomposition:
     v = np.asarray(game, dtype=float)
     if v.ndim == 0:
         raise ValueError("a game needs an array of coalition values, got a scalar")
-    d = sh.game_size(v.shape[-1])
+    d = formula.game_size(v.shape[-1])
     if not np.all((v == 0) | (v == 1)):
         raise ValueError("the swing decomposition needs a simple game with values 0 and 1")
     if d == 0:
         empty = np.zeros(v.shape[:-1] + (0,))
         return SwingDecomposition(empty, empty, empty.astype(int), empty.astype(int), empty.astype(int))
-    w = sh.shapley_weights(d)
+    w = formula.shapley_weights(d)
     s = np.arange(2**d, dtype=np.int64)
-    size = sh.coalition_masks(d).sum(axis=1)
+    size = formula.coalition_masks(d).sum(axis=1)
     shape = v.shape[:-1] + (d,)
     swings, reverse = np.zeros(shape), np.zeros(shape)
     n_sw, n_rev, n_null = (np.zeros(shape, dtype=np.int64) for _ in range(3))
@@ -431,8 +431,8 @@ def minimal_sufficient_coalitions(sdp: np.typing.ArrayLike, pi: float) -> np.nda
     # A winning S is minimal iff it is its own only winning subset.
     n_winning_subsets = subset_sums(win)
     minimal = np.flatnonzero((win == 1) & (np.rint(n_winning_subsets) == 1))
-    d = sh.game_size(s.shape[0])
-    size = sh.coalition_masks(d).sum(axis=1)
+    d = formula.game_size(s.shape[0])
+    size = formula.coalition_masks(d).sum(axis=1)
     return minimal[np.lexsort((minimal, size[minimal]))]
 
 
@@ -530,7 +530,7 @@ def ordinary_shapley(
     ``E[g(X) | X_S = x_S]`` (:func:`conditional_game`); ``game="interventional"``:
     ``E_{X_{-S} ~ P(X_{-S})}[g(x_S, X_{-S})]`` (:func:`marginal_game`).  The values are
     the Shapley values of that game (the paper's Eq. (A2.2) with ``C = {i}``), computed by
-    :func:`lib.shapley.shapley_from_game`; ``base_values`` is ``v(∅) = E[g(X)]`` and
+    :func:`lib.formula.shapley_from_game`; ``base_values`` is ``v(∅) = E[g(X)]`` and
     ``outputs`` is ``v(N) = g(x)``, so efficiency (Eq. (A2.3)) reads
     ``values.sum(axis=1) == outputs - base_values``.
     """
@@ -540,12 +540,12 @@ def ordinary_shapley(
         values = marginal_game(g, p, x)
     else:
         raise ValueError(f"game must be 'observational' or 'interventional', got {game!r}")
-    d = sh.game_size(values.shape[-1])
+    d = formula.game_size(values.shape[-1])
     if feature_names is not None and len(feature_names) != d:
         raise ValueError(f"{len(feature_names)} feature names for {d} features")
     rows = np.asarray(x)
     return ShapleyResult(
-        values=sh.shapley_from_game(values),
+        values=formula.shapley_from_game(values),
         base_values=values[:, 0],
         outputs=values[:, -1],
         data=rows[None, :] if rows.ndim == 1 else rows,

@@ -37,9 +37,9 @@ This module computes
   :func:`lib.shapley.exact_shapley`.
 
 The evaluations of chapter 4 are experiments, not the method: the simulated designs live in
-:mod:`lib.experiments.tv_simulated`, the real data (split, imputation, feature selection, the
+:mod:`compendium.experiments.tv_simulated`, the real data (split, imputation, feature selection, the
 classifiers, the per-row agreement with exact Shapley values) in
-:mod:`lib.experiments.tv_real_data`.
+:mod:`compendium.experiments.tv_real_data`.
 
 Both contribution functions return a :class:`lib.result.ShapleyResult` whose
 ``base_values`` are the bias, so that ``outputs = base_values + values.sum(axis=1)``

@@ -260,7 +260,7 @@ def check_enumerable(d: int, max_features: int) -> None:
     if d > limit:
         raise ValueError(
             f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the limit of "
-            f"{limit} (2**{limit} coalitions per row). Estimate them with lib.shapley.sample_shapley (antithetic "
+            f"{limit} (2**{limit} coalitions per row). Estimate them with lib.sampling.sample_shapley (antithetic "
             "permutation sampling, the book's default): sample_shapley(f, X, background, max_rows=..., "
             "rng=np.random.default_rng(0)), max_rows the model rows to spend per explained row; or group "
             "the features (lib.coalitional)."

@@ -12,12 +12,12 @@ The estimator it hands them, :class:`BookModel`, is a proxy: its ``fit``, ``pred
 worker's standard input and output) and return what the book's classifier answers there. So the
 authors' code runs on the book's models. The protocol: one frame per request and per answer, an
 8-byte little-endian length, a JSON header whose "arrays" lists the dtype and shape of the arrays
-whose bytes follow (``lib.experiments.coal_authors.encode_frame`` on the other side). Anything the
+whose bytes follow (``compendium.experiments.coal_authors.encode_frame`` on the other side). Anything the
 authors' code prints goes to the standard error, never into the protocol.
 
 The job (``--job``, JSON written by the book's side) names the data (``A.npy``, ``Y.npy``, the
 column names), the explained rows, the classifiers, the thresholds and the part to run
-(``lib.experiments.coal_authors`` says what each computes):
+(``compendium.experiments.coal_authors`` says what each computes):
 
 * ``groups``: the five data-driven groupings (``pca_grouping``, ``vif_grouping``,
   ``spearman_grouping``) at every threshold, the directions of the PCA their ``pca_grouping`` fits,

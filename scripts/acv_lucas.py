@@ -40,14 +40,16 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+import compendium
 import lib
+from compendium import side_env
+from compendium.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SWING_ROWS
 from lib import bayesnet as bn
-from lib import sdp, side_env
-from lib.experiments.acv_lucas import AUTHORS_ROW, N_DRAWN, PI, PINS, SWING_ROWS
+from lib import sdp
 
 SIDE = side_env.SIDE_ENVS / "acv"
-DERIVED = lib.data.REPO_ROOT / "data" / "derived"
-WORKER = lib.data.REPO_ROOT / "scripts" / "_acv_worker.py"
+DERIVED = compendium.data.REPO_ROOT / "data" / "derived"
+WORKER = compendium.data.REPO_ROOT / "scripts" / "_acv_worker.py"
 
 
 def _is_python39(exe: str) -> bool:
@@ -96,7 +98,7 @@ def explained_rows(net: bn.BinaryBayesNet, features: list[str]) -> pd.DataFrame:
     x_fig = Z[int(np.flatnonzero(match)[np.argmax(p[match])])]
     from sklearn.model_selection import train_test_split
 
-    X0, y0 = lib.data.load_lucas0()
+    X0, y0 = compendium.data.load_lucas0()
     _, X_test, _, _ = train_test_split(X0[features], y0, test_size=0.2, random_state=21)
     x_demo = X_test.to_numpy()[AUTHORS_ROW]
     drawn = net.sample(9, np.random.default_rng(7))[features].to_numpy()[:N_DRAWN]
@@ -116,7 +118,7 @@ def exact_tables(rows: pd.DataFrame, parts: Path, features: list[str]) -> None:
     assert (decisions["state"].to_numpy() == np.arange(2**d)).all()
     g = decisions["decision"].to_numpy().astype(float)
     X = rows[features].to_numpy()
-    size = lib.shapley.coalition_masks(d).sum(axis=1)
+    size = lib.formula.coalition_masks(d).sum(axis=1)
     sdp_frames, sufficient, swing, runtime = [], [], [], []
     for k, r in enumerate(tqdm(list(rows.itertuples(index=False)), desc="exact SDP, coalitions, swing values")):
         start = time.perf_counter()
@@ -175,10 +177,10 @@ def exact_tables(rows: pd.DataFrame, parts: Path, features: list[str]) -> None:
     train = pd.read_csv(parts / "train-rows.csv")
     from sklearn.model_selection import train_test_split
 
-    X0, y0 = lib.data.load_lucas0()
+    X0, y0 = compendium.data.load_lucas0()
     ours, _, _, _ = train_test_split(X0, y0, test_size=0.2, random_state=21)
     assert (ours.index.to_numpy() == train["lucas0_row"].to_numpy()).all(), "the two environments split LUCAS0 differently"
-    write = lib.stable.write_derived
+    write = compendium.stable.write_derived
     write(decisions.assign(**{f: bn.states(d)[:, i] for i, f in enumerate(features)})[
         ["state", *features, "proba", "decision"]], "sdp-acv-decisions.csv", digits=12)
     write(train, "sdp-acv-train-rows.csv")
@@ -206,8 +208,8 @@ def main(argv: list[str] | None = None) -> None:
         python = side_python(args.rebuild_env)
         parts.mkdir(parents=True, exist_ok=True)
         rows.drop(columns="source").to_csv(parts / "rows.csv", index=False)
-        lib.data.verify("lucas0")
-        cmd = [str(python), str(WORKER), "--data", str(lib.data.file_path("lucas0")), "--rows",
+        compendium.data.verify("lucas0")
+        cmd = [str(python), str(WORKER), "--data", str(compendium.data.file_path("lucas0")), "--rows",
                str(parts / "rows.csv"), "--out", str(parts), "--pi", str(PI), "--threads", str(args.threads),
                "--swing-rows", *map(str, SWING_ROWS)] + (["--force"] if args.force else [])
         subprocess.run(cmd, check=True)

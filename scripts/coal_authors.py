@@ -4,14 +4,14 @@ Ferrettini et al.'s code (``kaduceo/coalitional_explanation_methods``, GPL-3) ne
 pandas < 2, so it cannot join the book's environment. This script
 
 1. creates a pinned side environment under ``.side-envs/coal-authors/`` (git-ignored) from the
-   interpreter running it, with ``lib.experiments.coal_authors.PINS``; nothing is installed in the
+   interpreter running it, with ``compendium.experiments.coal_authors.PINS``; nothing is installed in the
    book's environment;
 2. for each KEEL data set (one unit; units run in parallel with ``--n-jobs``), runs
    ``scripts/_coal_authors_worker.py`` in it: the worker imports the authors' modules from the
    unmodified snapshot (``--code``, by default ``../shared/third-party/coalitional_explanation_methods``
    relative to the repository's root) and runs their code, while this process fits and predicts for
    it with the book's classifiers (the models are identical on both sides; see
-   ``lib.experiments.coal_authors``);
+   ``compendium.experiments.coal_authors``);
 3. sets beside each of their results the book's (``lib.coalitional``, ``lib.grouping``, the exact
    Shapley value by enumeration of the orderings) and gathers them into ``data/derived/``.
 
@@ -26,7 +26,7 @@ It runs in three parts (``--part``; all three in turn by default):
   attributes; their fidelity rebuilds a 2500-row table one row at a time, so this part takes about
   half an hour of CPU.
 
-Progress: a tqdm bar per part (``lib.parallel.run_units``). Resumable: a data set whose part files exist under ``.side-envs/coal-authors/parts/`` is skipped
+Progress: a tqdm bar per part (``compendium.parallel.run_units``). Resumable: a data set whose part files exist under ``.side-envs/coal-authors/parts/`` is skipped
 unless ``--force``. Deterministic: a rerun writes the same bytes except in the columns of CPU
 seconds.
 
@@ -47,9 +47,9 @@ import sys  # noqa: E402
 from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from lib import side_env  # noqa: E402
-from lib.experiments import coal_authors as ca  # noqa: E402
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium import side_env  # noqa: E402
+from compendium.experiments import coal_authors as ca  # noqa: E402
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
 def _unit(name: str, *, part: str, **kwargs) -> str:

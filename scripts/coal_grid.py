@@ -21,7 +21,7 @@ Resumable: one CSV per (data set, classifier) under ``data/derived/coal-grid/``,
 when present unless ``--force``; all present files are then gathered into
 ``data/derived/coal-grid.csv``.  The pairs are independent units, each seeded from its own
 identity (explained rows: ``default_rng([seed, d, n])``), run serially or in parallel through
-joblib (``--n-jobs``, ``--backend``; ``lib.parallel.run_units``): every unit is timed in its
+joblib (``--n-jobs``, ``--backend``; ``compendium.parallel.run_units``): every unit is timed in its
 own worker process (do not use the ``threading`` backend, whose process time would count
 the other threads).
 
@@ -44,17 +44,17 @@ from functools import partial  # noqa: E402
 
 from tqdm import tqdm  # noqa: E402
 
-import lib.data  # noqa: E402
+import compendium.data  # noqa: E402
 from lib import coalitional as co  # noqa: E402
 from lib import grouping as gr  # noqa: E402
-from lib.data import REPO_ROOT  # noqa: E402
-from lib.experiments.coal_grid import ALPHAS, CLASSIFIERS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium.data import REPO_ROOT  # noqa: E402
+from compendium.experiments.coal_grid import ALPHAS, CLASSIFIERS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--datasets", nargs="*", default=lib.data.names("keel"))
+    p.add_argument("--datasets", nargs="*", default=compendium.data.names("keel"))
     p.add_argument("--classifiers", nargs="*", default=list(CLASSIFIERS), choices=list(CLASSIFIERS))
     p.add_argument("--methods", nargs="*", default=list(gr.ALL_METHODS), choices=list(gr.ALL_METHODS))
     p.add_argument("--alphas", nargs="*", type=float, default=list(ALPHAS))

@@ -8,7 +8,7 @@ no longer be enumerated: for every (data set, classifier) of the grid it
    probability of the positive class, the value function the interventional game of
    ``lib.shapley`` on a seeded background sample);
 2. estimates the complete influence of a seeded sample of explained rows by
-   permutation sampling (``lib.shapley.sample_shapley``, uniform allocation) with a
+   permutation sampling (``lib.sampling.sample_shapley``, uniform allocation) with a
    standard error per attribute, and records the *noise floor* of the error metric,
    ``mean_rows sqrt(sum_k SE_k^2) / (2 sqrt n)``; up to ``EXACT_UP_TO`` attributes the
    exact complete influence (``lib.shapley.exact_shapley``) is the reference instead, and
@@ -33,7 +33,7 @@ skipped when present unless ``--force``; all present files are then gathered int
 single-threaded BLAS and OpenMP (a shared machine's wall time would measure the
 neighbours); they are the only machine-dependent columns.  The pairs are independent units,
 each seeded from its own identity, run serially or in parallel through joblib
-(``--n-jobs``, ``--backend``; ``lib.parallel.run_units``, with a tqdm bar over the pairs; not the ``threading`` backend,
+(``--n-jobs``, ``--backend``; ``compendium.parallel.run_units``, with a tqdm bar over the pairs; not the ``threading`` backend,
 whose process time would count the other threads).
 
     nice -n 10 python scripts/coal_many.py                        # the full grid
@@ -52,9 +52,9 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 from functools import partial  # noqa: E402
 
-from lib.data import REPO_ROOT  # noqa: E402
-from lib.experiments.coal_many import CLASSIFIERS, DATASETS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium.data import REPO_ROOT  # noqa: E402
+from compendium.experiments.coal_many import CLASSIFIERS, DATASETS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -2,17 +2,17 @@
 
 For an RBF SVM on iris (the set-up of notebooks 02-shapley-compositions/03 and 06), six
 flowers explained against 50 background rows, every estimator of
-``lib.experiments.comp_estimation.ESTIMATORS`` (Algorithms 1 and 2 of the Shapley-composition paper's
+``compendium.experiments.comp_estimation.ESTIMATORS`` (Algorithms 1 and 2 of the Shapley-composition paper's
 Appendix D, with and without the efficiency adjustment of Appendix E, and shap's
 SamplingExplainer and PermutationExplainer on the ILR coordinates) is run at budgets of
 2**4 .. 2**14 samples per flower (2 model rows each) for each seed, and scored by the
-mean Aitchison distance to the exact compositions (``lib.experiments.comp_estimation.estimation_errors``).
+mean Aitchison distance to the exact compositions (``compendium.experiments.comp_estimation.estimation_errors``).
 
 Resumable: one CSV per seed under ``data/derived/comp-estimation/`` (skipped when present
 unless ``--force``), gathered into ``data/derived/comp-estimation-error-vs-budget.csv``,
 which the notebook displays; a tqdm bar counts the seeds done.  The seeds are
 independent units (every estimator of a seed is seeded with that seed alone), run serially
-or in parallel through joblib (``--n-jobs``, ``--backend``; ``lib.parallel.run_units``).  Usage, from the repository root::
+or in parallel through joblib (``--n-jobs``, ``--backend``; ``compendium.parallel.run_units``).  Usage, from the repository root::
 
     nice -n 10 python scripts/comp_estimation.py --seeds 12
     nice -n 10 python scripts/comp_estimation.py --seeds 20 --n-jobs 2
@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 from sklearn.svm import SVC
 
-import lib
+import compendium
 from lib import compositions as cp
-from lib.experiments.comp_estimation import BUDGETS, N_SEEDS, estimation_errors, iris_setup, part_name
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.experiments.comp_estimation import BUDGETS, N_SEEDS, estimation_errors, iris_setup, part_name
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
 
 
 def setup() -> tuple[SVC, np.ndarray, np.ndarray, cp.ShapleyCompositions]:
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.only_seeds is not None and not set(args.only_seeds) <= set(range(args.seeds)):
         parser.error(f"--only-seeds must be among 0 .. {args.seeds - 1}, got {args.only_seeds}")
     warnings.filterwarnings("ignore", message="IProgress not found")
-    derived = lib.data.REPO_ROOT / "data" / "derived"
+    derived = compendium.data.REPO_ROOT / "data" / "derived"
     parts = derived / "comp-estimation"
     parts.mkdir(parents=True, exist_ok=True)
     seeds = range(args.seeds) if args.only_seeds is None else sorted(set(args.only_seeds))

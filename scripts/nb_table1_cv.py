@@ -14,7 +14,7 @@ per fold), skipped when present unless ``--force``; then all are gathered into
 ``data/derived/nb-table1-cv.csv`` (mean and standard deviation over the folds).
 
 The data sets are independent units (the split is seeded by ``seed`` alone), run serially
-or in parallel through joblib (``--n-jobs``, ``--backend``; ``lib.parallel.run_units``, with a
+or in parallel through joblib (``--n-jobs``, ``--backend``; ``compendium.parallel.run_units``, with a
 tqdm bar over the data sets).
 
     python scripts/nb_table1_cv.py --n-jobs 2           # about 5 minutes on 2 cores
@@ -28,10 +28,10 @@ from functools import partial
 
 import pandas as pd
 
-from lib import data
+from compendium import data
 from lib import khiops_nb as kn
-from lib.experiments.nb_table1_cv import DATASETS, GATHERED, OUT_DIR, gather, quiet, run_dataset
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.experiments.nb_table1_cv import DATASETS, GATHERED, OUT_DIR, gather, quiet, run_dataset
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """Table 3 of Lemaire, Clérot & Boullé (§5.3): KernelSHAP against eq. 10, ten data sets.
 
-The paper's protocol (lib.experiments.nb_table3_kernelshap.table3_protocol): Khiops' selective naive
+The paper's protocol (compendium.experiments.nb_table3_kernelshap.table3_protocol): Khiops' selective naive
 Bayes trained on 100 % of each data set; 1000 random explained rows (all rows when the
 data set has fewer); N_k background rows as in the paper's Table 3; shap.KernelExplainer
 with its default budget (nsamples = 2 d + 2048), l1_reg=False; global importance =
@@ -14,7 +14,7 @@ is skipped unless --force. Then the gather step writes data/derived/nb-table3.cs
 
 The seed (default 20230) draws the explained and background rows and seeds shap's
 coalition sampling; every data set is seeded with it alone, so the data sets are
-independent units (--n-jobs, --backend: lib.parallel.run_units, serial by default).
+independent units (--n-jobs, --backend: compendium.parallel.run_units, serial by default).
 
 Spread mode, --seeds S1 S2 ...: the same protocol once per seed and data set (other rows
 drawn, other coalitions sampled; the model is the same), written under
@@ -52,17 +52,17 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
-import lib.data  # noqa: E402
+import compendium.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
-from lib.experiments.nb_table3_kernelshap import LOAD_KWARGS, PAPER, table3_protocol  # noqa: E402
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium.experiments.nb_table3_kernelshap import LOAD_KWARGS, PAPER, table3_protocol  # noqa: E402
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 SEED = 20230
-OUT_DIR = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3"
-TABLE = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3.csv"
-TABLE_LOG_ODDS = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-log-odds.csv"
-SPREAD = lib.data.REPO_ROOT / "data" / "derived" / "nb-table3-spread.csv"
+OUT_DIR = compendium.data.REPO_ROOT / "data" / "derived" / "nb-table3"
+TABLE = compendium.data.REPO_ROOT / "data" / "derived" / "nb-table3.csv"
+TABLE_LOG_ODDS = compendium.data.REPO_ROOT / "data" / "derived" / "nb-table3-log-odds.csv"
+SPREAD = compendium.data.REPO_ROOT / "data" / "derived" / "nb-table3-spread.csv"
 #: Every float written at ten significant digits: KernelSHAP's least squares go through
 #: LAPACK/BLAS, whose last bits depend on the kernel the CPU picks (spambase's 57 variables
 #: came out 5e-15 apart on two machines); ten digits keep the files the same on any machine.
@@ -76,7 +76,7 @@ BY_COST = ["cervical", "tic-tac-toe", "breast-wisconsin", "german-numeric", "crx
 def run_one(dataset: str, n_background: int, n_explain: int, seed: int, out_dir: Path, suffix: str = "",
             progress: bool = True) -> dict:
     """The protocol on one data set, seeded by ``seed`` alone; writes <dataset><suffix>.{csv,json}."""
-    X, y = lib.data.load(dataset, **LOAD_KWARGS.get(dataset, {}))
+    X, y = compendium.data.load(dataset, **LOAD_KWARGS.get(dataset, {}))
     _, model = kn.fit_khiops_snb(X, y)
     tables, parts = model.tables(), model.transform(X)
     t0 = time.perf_counter()
@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(spread):
             spread.to_csv(SPREAD, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
             written.append(SPREAD)
-        print("wrote " + ", ".join(str(w.relative_to(lib.data.REPO_ROOT)) for w in written))
+        print("wrote " + ", ".join(str(w.relative_to(compendium.data.REPO_ROOT)) for w in written))
     return 0
 
 

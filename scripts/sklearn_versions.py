@@ -31,9 +31,9 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from lib import side_env
-from lib.data import REPO_ROOT
-from lib.experiments.sklearn_versions import OUT, PINS, SEEDS
+from compendium import side_env
+from compendium.data import REPO_ROOT
+from compendium.experiments.sklearn_versions import OUT, PINS, SEEDS
 
 WORKER = REPO_ROOT / "scripts" / "_sklearn_versions_worker.py"
 PARTS = side_env.SIDE_ENVS / "sklearn-1.3" / "parts"

@@ -5,16 +5,16 @@ and each calibration (none, or Platt scaling with ``CalibratedClassifierCV``), t
 compares the typical-value contributions and the integral variant with the **exact**
 interventional Shapley values (``lib.shapley.exact_shapley``, all 2**d coalitions) of the
 same model, on the draft's scale ``log f`` and on the log-odds, row by row
-(``lib.experiments.tv_real_data.compare_with_shapley``). The protocol (split, imputation, feature
-selection, background, explained rows) is ``lib.experiments.tv_real_data.prepare_real_data``; the
+(``compendium.experiments.tv_real_data.compare_with_shapley``). The protocol (split, imputation, feature
+selection, background, explained rows) is ``compendium.experiments.tv_real_data.prepare_real_data``; the
 typical values are computed on the training split as given, before imputation
 (``RealDataSetting.typical_values``).
 
 Results are written per data set (resumable: a data set whose files exist is skipped
 unless ``--force``), then gathered. The data sets are independent units (the protocol's
 seed is fixed, the same for every data set), run serially or in parallel through joblib
-(``--n-jobs``, ``--backend``; ``lib.parallel.run_units``, with a tqdm bar over the data sets; the
-unit of work is ``lib.experiments.tv_real_data.run_dataset``):
+(``--n-jobs``, ``--backend``; ``compendium.parallel.run_units``, with a tqdm bar over the data sets; the
+unit of work is ``compendium.experiments.tv_real_data.run_dataset``):
 
     data/derived/tv-real/<data set>.csv          one line per (model, calibration, row, scale, method)
     data/derived/tv-real/<data set>-models.csv   test-split quality of each model
@@ -37,8 +37,8 @@ from functools import partial
 
 from threadpoolctl import threadpool_limits
 
-from lib.experiments.tv_real_data import REAL_DATA_POSITIVE, gather, is_done, run_unit
-from lib.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.experiments.tv_real_data import REAL_DATA_POSITIVE, gather, is_done, run_unit
+from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
 
 DATASETS = REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
 

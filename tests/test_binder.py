@@ -1,7 +1,7 @@
 """Binder's build step (``postBuild``) fills the data cache, tested without a network.
 
 Binder (repo2docker) runs ``postBuild`` at the repository root after installing
-``environment.yml``. Here the real script runs the real ``python -m lib.data fetch all``
+``environment.yml``. Here the real script runs the real ``python -m compendium.data fetch all``
 against a local HTTP server (``http.server`` on 127.0.0.1) that serves a filled data cache:
 ``SHAPLEY_BOOK_DATA_MIRROR`` points the fetch code at it. The download code, the sha256
 checks against ``data/MANIFEST.yaml`` and the cache layout are the real ones; only the
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from lib import data
+from compendium import data
 
 ROOT = Path(__file__).resolve().parent.parent
 POSTBUILD = ROOT / "postBuild"
@@ -84,7 +84,7 @@ def source() -> Path:
     """The filled data cache the tests run with; it is what the local server serves."""
     folder = data.data_dir()
     missing = [rel for rel in _files() if not (folder / rel).is_file()]
-    assert not missing, f"the data cache {folder} lacks {missing[:3]}...: run `python -m lib.data fetch all` first"
+    assert not missing, f"the data cache {folder} lacks {missing[:3]}...: run `python -m compendium.data fetch all` first"
     return folder
 
 
@@ -93,7 +93,7 @@ def test_postbuild_is_where_binder_runs_it() -> None:
     assert (ROOT / "environment.yml").is_file()
     # repo2docker ignores the root's configuration files when a binder/ or .binder/ folder exists
     assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
-    assert "python -m lib.data fetch all" in POSTBUILD.read_text(encoding="utf-8")
+    assert "python -m compendium.data fetch all" in POSTBUILD.read_text(encoding="utf-8")
 
 
 def test_postbuild_fills_an_empty_cache_from_a_local_server(source: Path, tmp_path: Path) -> None:
@@ -120,8 +120,8 @@ def test_postbuild_fills_an_empty_cache_from_a_local_server(source: Path, tmp_pa
     assert f"mirror: {server.url}" in run.stdout
     assert f"data cache complete: 0 file(s) already present and verified, {len(files)} fetched" in run.stdout
     assert f"data cache complete: {len(files)} file(s) already present and verified, 0 fetched" in again.stdout
-    # and `python -m lib.data verify`, which the loaders' checks share, accepts the whole cache
-    check = subprocess.run([sys.executable, "-m", "lib.data", "verify"], cwd=ROOT, env=_env(cache, ""),
+    # and `python -m compendium.data verify`, which the loaders' checks share, accepts the whole cache
+    check = subprocess.run([sys.executable, "-m", "compendium.data", "verify"], cwd=ROOT, env=_env(cache, ""),
                            capture_output=True, text=True, timeout=300)
     assert check.returncode == 0 and "FAIL" not in check.stdout, check.stdout
 
@@ -135,7 +135,7 @@ def test_a_corrupted_file_on_the_server_is_refused(source: Path, tmp_path: Path)
     (mirror / rel).write_bytes(bytes(payload))
     cache = tmp_path / "cache"
     with _serve(mirror) as server:
-        run = subprocess.run([sys.executable, "-m", "lib.data", "fetch", "lucas0"], cwd=ROOT,
+        run = subprocess.run([sys.executable, "-m", "compendium.data", "fetch", "lucas0"], cwd=ROOT,
                              env=_env(cache, server.url), capture_output=True, text=True, timeout=120)
     assert server.requests == [f"GET /{rel} 200"]
     assert run.returncode == 1
@@ -146,7 +146,7 @@ def test_a_corrupted_file_on_the_server_is_refused(source: Path, tmp_path: Path)
 def test_a_file_missing_on_the_server_is_a_clear_failure(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with _serve(tmp_path / "empty") as server:
-        run = subprocess.run([sys.executable, "-m", "lib.data", "fetch", "crx"], cwd=ROOT,
+        run = subprocess.run([sys.executable, "-m", "compendium.data", "fetch", "crx"], cwd=ROOT,
                              env=_env(tmp_path / "cache", server.url), capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert f"FAIL  crx: cannot download {server.url}crx/" in run.stderr and "HTTP 404" in run.stderr
@@ -155,7 +155,7 @@ def test_a_file_missing_on_the_server_is_a_clear_failure(tmp_path: Path) -> None
 
 @pytest.mark.parametrize("value", ["127.0.0.1:8000", "ftp://example.org/data", "http://"])
 def test_a_mirror_that_is_not_a_url_is_refused(value: str, tmp_path: Path) -> None:
-    run = subprocess.run([sys.executable, "-m", "lib.data", "fetch", "crx"], cwd=ROOT,
+    run = subprocess.run([sys.executable, "-m", "compendium.data", "fetch", "crx"], cwd=ROOT,
                          env=_env(tmp_path, value), capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert data.MIRROR_VAR in run.stderr and "not a URL" in run.stderr

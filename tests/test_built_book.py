@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from lib.tests.helpers import chapters
+from compendium.tests.helpers import chapters
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -73,8 +72,7 @@ def test_every_implemented_equation_shows_its_code() -> None:
     """Beside each labelled equation a ``lib`` function computes (its docstring's ``Book:`` line), a
     small ``code:`` line names that function and links to its lines in the repository
     (CONTRIBUTING.md §6), not a "Computed by" sentence in the prose."""
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
-    from compendium import equation_links as links
+    from compendium.sphinx import equation_links as links
 
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
     repository = config["url"]
@@ -95,7 +93,7 @@ def test_every_implemented_equation_shows_its_code() -> None:
             wrong.append(f"{label}: no line naming its code under the equation")
             continue
         shown = _text(note[1])
-        # at the commit (or release tag) the page names in its footer (book/_ext/citation.py)
+        # at the commit (or release tag) the page names in its footer (compendium/sphinx/citation.py)
         ref = re.search(r'<p class="pinned-build" [^>]*data-ref="([^"]+)"', text)
         branch = ref[1] if ref else "(no pinned ref)"
         if "Computed by" in shown or not shown.startswith("code:"):
@@ -122,7 +120,7 @@ def test_figures_page_lists_every_figure_with_its_digest() -> None:
 
 @pytest.mark.parametrize("page", [c for c in chapters() if c != "00-foundations"])  # from _toc.yml
 def test_landing_pages_open_with_their_results(page: str) -> None:
-    from lib.tests.test_prose import PENDING_CHAPTERS
+    from compendium.tests.test_prose import PENDING_CHAPTERS
 
     if page in PENDING_CHAPTERS:
         return  # still being migrated (the set only shrinks; test_prose checks it)
@@ -149,7 +147,7 @@ def _text(fragment: str) -> str:
 
 
 def _descriptions() -> dict[str, str]:
-    """Image file stem -> the description its figure was saved with (``lib.plotting.save_figure``):
+    """Image file stem -> the description its figure was saved with (``compendium.plotting.save_figure``):
     a notebook output's (myst-nb names the file after the sha256 of the PNG) and a figure file's."""
     import base64
     import json

@@ -7,16 +7,16 @@ stored outputs can match) and nbval, but neither ``lib`` nor myst-nb. Then, ther
 
 1. the first code cell of a notebook (``tools/install_cell.py``) installs ``lib``: it is missing,
    and ``SHAPLEY_BOOK_LIB`` names the wheel just built instead of the release's (no network);
-2. ``lib.data`` loads a data set that is not in the (empty) data cache: it fetches it, from a
+2. ``compendium.data`` loads a data set that is not in the (empty) data cache: it fetches it, from a
    local mirror of the book's data (``SHAPLEY_BOOK_DATA_MIRROR``), checks its sha256 and uses it;
-   ``python -m lib.data fetch all`` fills the rest;
+   ``python -m compendium.data fetch all`` fills the rest;
 3. the cheapest notebook of each chapter, copied into a folder of its own, passes strict nbval:
    the install cell does nothing and prints nothing, the stored results come from the package,
    and what the notebook writes goes to the book folder outside the clone (``SHAPLEY_BOOK_HOME``),
    not into the clone, whose ``git status`` stays clean.
 
 A notebook runs there as it is: none imports myst-nb (not installed outside a clone; its glue is
-``lib.page.glue``), which a test of every notebook checks.
+``compendium.page.glue``), which a test of every notebook checks.
 The whole test takes a few minutes (the wheels come from pip's cache).
 """
 
@@ -56,7 +56,7 @@ def _run(cmd: list[str], *, env: dict[str, str], cwd: Path, timeout: int = 900) 
 
 
 def test_no_notebook_imports_myst_nb() -> None:
-    """myst-nb is not installed outside a clone: a notebook glues through lib.page.glue."""
+    """myst-nb is not installed outside a clone: a notebook glues through compendium.page.glue."""
     users = [str(nb.relative_to(ROOT)) for nb in sorted((ROOT / "notebooks").glob("*/*.ipynb"))
              if any("myst_nb" in "".join(c["source"]) for c in json.loads(nb.read_text(encoding="utf-8"))["cells"]
                     if c["cell_type"] == "code")]
@@ -89,17 +89,18 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     first = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: f"shapley-book-lib @ {wheel.as_uri()}"},
                  cwd=base)
     assert first.returncode == 0, first.stdout + first.stderr
-    where = _run([str(python), "-c", "import lib, lib.data as d; print(lib.__file__); print(d.in_clone()); "
+    where = _run([str(python), "-c", "import lib, compendium.data as d; print(lib.__file__); print(d.in_clone()); "
                   "print(d.REPO_ROOT); print(d.data_dir())"], env=env, cwd=base)
     assert where.returncode == 0, where.stderr
     lib_file, clone, book, cache = where.stdout.split("\n")[:4]
     assert Path(lib_file).is_relative_to(venv) and clone == "False"
     assert Path(book) == base / "home" / project["version"] and Path(cache) == base / "home" / "data"
-    # every package of lib/ is in the wheel (a subpackage missing from it fails only on import)
-    shipped = _run([str(python), "-c", "import pkgutil, lib; print(*sorted(m.name for m in "
-                    "pkgutil.walk_packages(lib.__path__, 'lib.') if m.ispkg))"], env=env, cwd=base)
-    packages = {".".join(p.parent.relative_to(ROOT).parts) for p in (ROOT / "lib").rglob("__init__.py")}
-    packages -= {"lib"} | {p for p in packages if ".tests" in p or p.startswith("lib._repository")}
+    # every package of lib/ and compendium/ is in the wheel (a subpackage missing from it fails only on import)
+    shipped = _run([str(python), "-c", "import pkgutil, lib, compendium; print(*sorted(m.name for p in (lib, compendium) "
+                    "for m in pkgutil.walk_packages(p.__path__, p.__name__ + '.') if m.ispkg))"], env=env, cwd=base)
+    packages = {".".join(p.parent.relative_to(ROOT).parts) for top in ("lib", "compendium")
+                for p in (ROOT / top).rglob("__init__.py")}
+    packages -= {"lib", "compendium"} | {p for p in packages if ".tests" in p or "._repository" in p}
     assert packages <= set(shipped.stdout.split()), (sorted(packages - set(shipped.stdout.split())), shipped.stderr)
     # ... and then does nothing, and prints nothing
     again = _run([str(python), "-c", cell], env={**env, install_cell.ENV_VAR: "no-such-package-is-installed"}, cwd=base)
@@ -108,20 +109,20 @@ def outside(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 def test_data_are_fetched_and_checked_outside_the_clone(outside: dict[str, object]) -> None:
-    from lib import data
+    from compendium import data
 
     source = data.data_dir()
     if not (source / "lucas" / "lucas0_train.csv").is_file():
-        pytest.fail(f"the data cache {source} is not filled: run `python -m lib.data fetch all` first")
+        pytest.fail(f"the data cache {source} is not filled: run `python -m compendium.data fetch all` first")
     env = {**outside["env"], data.MIRROR_VAR: source.as_uri()}
     python, base, cache = outside["python"], outside["base"], outside["cache"]
-    load = _run([str(python), "-c", "import lib.data as d; X, y = d.load('lucas0'); print(X.shape)"], env=env, cwd=base)
+    load = _run([str(python), "-c", "import compendium.data as d; X, y = d.load('lucas0'); print(X.shape)"], env=env, cwd=base)
     assert load.returncode == 0, load.stderr
-    assert "lib.data: fetched  lucas/lucas0_train.csv (sha256 verified)" in load.stderr
+    assert "compendium.data: fetched  lucas/lucas0_train.csv (sha256 verified)" in load.stderr
     assert (cache / "lucas" / "lucas0_train.csv").read_bytes() == (source / "lucas" / "lucas0_train.csv").read_bytes()
-    fetched = _run([str(python), "-m", "lib.data", "fetch", "all"], env=env, cwd=base)
+    fetched = _run([str(python), "-m", "compendium.data", "fetch", "all"], env=env, cwd=base)
     assert fetched.returncode == 0, fetched.stdout[-2000:] + fetched.stderr[-2000:]
-    check = _run([str(python), "-m", "lib.data", "verify"], env=outside["env"], cwd=base)
+    check = _run([str(python), "-m", "compendium.data", "verify"], env=outside["env"], cwd=base)
     assert check.returncode == 0 and "FAIL" not in check.stdout, check.stdout[-2000:]
 
 
@@ -139,7 +140,7 @@ def test_a_notebook_of_each_chapter_passes_nbval_outside_the_clone(outside: dict
     # a data folder of the reader's own, as the stored outputs were made with one (SHAPLEY_BOOK_DATA)
     env = {**outside["env"], "SHAPLEY_BOOK_DATA": str(outside["cache"])}
     # nbval reads a check's value at the level of rounding noise as one token, as in the clone (conftest.py)
-    from lib.page import NBVAL_SANITIZE
+    from compendium.page import NBVAL_SANITIZE
 
     (folder / "sanitize.cfg").write_text(NBVAL_SANITIZE, encoding="utf-8")
     run = _run([str(outside["python"]), "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval",

@@ -1,4 +1,4 @@
-"""The book's page extensions (``book/_ext``), function by function, on small inputs made for each case.
+"""The book's page extensions (``compendium/sphinx``), function by function, on small inputs made for each case.
 
 - ``bibliography_style``: author–year labels as the citations read them, lettered years for one
   author group's papers of one year;
@@ -14,20 +14,19 @@ The built pages are checked by ``tests/test_built_book.py`` and, in a browser, b
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 from pybtex.database import BibliographyData, Entry, Person
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "book" / "_ext"))
-
-import bibliography_style as bib  # noqa: E402
-import figure_links  # noqa: E402
-import light_pages  # noqa: E402
-import page_titles  # noqa: E402
-import reading_aids  # noqa: E402
-from compendium.figures import heading_of  # noqa: E402
+from compendium.sphinx import bibliography_style as bib  # noqa: E402
+from compendium.sphinx import (
+    figure_links,  # noqa: E402
+    light_pages,  # noqa: E402
+    page_titles,  # noqa: E402
+    reading_aids,  # noqa: E402
+)
+from compendium.sphinx.figures import heading_of  # noqa: E402
 
 
 def _entry(authors: list[str], year: str | None, title: str = "T") -> Entry:
@@ -224,7 +223,7 @@ def test_a_figures_heading_is_its_captions_first_clause(caption: str, heading: s
 
 
 def test_a_folded_cells_toggle_is_named_by_its_words() -> None:
-    import accessibility
+    from compendium.sphinx import accessibility
 
     body = ('<details class="admonition hide above-input">\n<summary aria-label="Toggle hidden content">\n'
             '<p class="collapsed admonition-title">Show code cell source</p>')

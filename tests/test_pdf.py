@@ -63,7 +63,7 @@ def test_the_pdf_holds_the_whole_book(pdf: Path) -> None:
 
 
 def test_the_first_page_names_version_commit_and_build_date(pdf: Path) -> None:
-    """As every web page's footer (book/_ext/citation.py): the PDF is pinned to what built it."""
+    """As every web page's footer (compendium/sphinx/citation.py): the PDF is pinned to what built it."""
     import tomllib
 
     first = subprocess.run(["pdftotext", "-f", "1", "-l", "1", str(pdf), "-"], capture_output=True, text=True,
@@ -212,12 +212,12 @@ def _alt_texts(pdf: Path) -> list[str]:
     return [" ".join(t.split()) for t in texts]
 
 
-# Two figures (chapter 0), by the description they were saved with (lib.plotting.save_figure)
+# Two figures (chapter 0), by the description they were saved with (compendium.plotting.save_figure)
 DESCRIBED = ["found-waterfall", "found-sampling-convergence"]
 
 
 def test_the_figures_carry_their_description_as_alt_text(pdf: Path) -> None:
-    from lib.plotting import FIGURE_DIR
+    from compendium.plotting import FIGURE_DIR
 
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
     assert re.search(r"^Tagged:\s+yes", info, re.M), "the PDF is not tagged"

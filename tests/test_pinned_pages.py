@@ -1,4 +1,4 @@
-"""Every built page names what built it, and no link names a branch (issue 39, ``book/_ext/citation.py``).
+"""Every built page names what built it, and no link names a branch (issue 39, ``compendium/sphinx/citation.py``).
 
 The built book (``_build/html``, made by the README's first command): every page's footer names
 the version (``pyproject.toml``'s), a commit of this repository and the build date; every link
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -21,9 +20,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
-sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-import citation  # noqa: E402 - the book's extension, on the path above
+from compendium.sphinx import citation  # noqa: E402 - the book's extension
 
 VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
 PINNED = re.compile(r'<p class="pinned-build" ([^>]*)>(.*?)</p>', re.S)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from lib.data import ENV_VAR, data_dir
+from compendium.data import ENV_VAR, data_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-SUBSET = "lib/tests/test_data.py notebooks/00-foundations/02-data.ipynb"
+SUBSET = "compendium/tests/test_data.py notebooks/00-foundations/02-data.ipynb"
 
 
 def readme_commands() -> tuple[list[str], str]:
@@ -39,7 +39,7 @@ def test_readme_starts_with_two_commands() -> None:
     commands, data_path = readme_commands()
     assert len(commands) == 2
     assert commands[0].startswith("python3 -m venv .venv") and "jupyter-book build . -W -n" in commands[0]
-    assert "python -m lib.data fetch all" in commands[0], "the set-up command must get the data where it can"
+    assert "python -m compendium.data fetch all" in commands[0], "the set-up command must get the data where it can"
     assert commands[1].endswith("python -m pytest")
     assert not Path(data_path).is_absolute(), "the README's example data path is relative"
 

@@ -1,12 +1,12 @@
 """One count, one vocabulary, on every page (issue 37): the built book's counts of claims, outcomes and
-errata are ``lib.report``'s, never typed, and no two pages disagree.
+errata are ``compendium.report``'s, never typed, and no two pages disagree.
 
-Every such count a page prints is a ``{report-count}`` (``book/_ext/compendium/glance.py``): a span of
+Every such count a page prints is a ``{report-count}`` (``compendium/sphinx/glance.py``): a span of
 class ``report-count`` whose other class names the count (``rc-<paper>--<column>``, or
 ``rc-<paper>--<column>--<claim>`` for one claim). These tests read the built HTML of the pages that print
 counts — the landing page, the reproduction report, the chapters' landing pages, the errata page — and
 fail on a count of claims, outcomes or errata outside such a span (typed, or glued from a notebook), and on
-a span whose number is not ``lib.report``'s (so two pages cannot disagree).
+a span whose number is not ``compendium.report``'s (so two pages cannot disagree).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import lib.report as report
+import compendium.report as report
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
@@ -53,9 +53,9 @@ def _visible(fragment: str) -> str:
 
 
 def expected() -> dict[str, int]:
-    """Every count a span may name, from lib.report: ``rc-<paper>--<column>`` and, per claim, its counts."""
-    from compendium.glance import CLAIM_COUNTS  # noqa: PLC0415
-    from compendium.pages import slug  # noqa: PLC0415
+    """Every count a span may name, from compendium.report: ``rc-<paper>--<column>`` and, per claim, its counts."""
+    from compendium.sphinx.glance import CLAIM_COUNTS  # noqa: PLC0415
+    from compendium.sphinx.pages import slug  # noqa: PLC0415
 
     counts = report.counts(root=ROOT)
     out = {f"rc-{slug(p)}--{slug(c)}": int(v) for p in counts.index for c, v in counts.loc[p].items()}
@@ -75,9 +75,6 @@ def typed_counts(text: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def counts_of_lib() -> dict[str, int]:
-    import sys
-
-    sys.path.insert(0, str(ROOT / "book" / "_ext"))
     return expected()
 
 
@@ -95,17 +92,17 @@ def test_the_counting_words_are_found() -> None:
 def test_every_count_on_the_page_is_lib_reports(page: str, counts_of_lib: dict[str, int]) -> None:
     article = _article(page)
     spans = _SPAN.findall(article)
-    wrong = [f"{key}: the page says {value}, lib.report {counts_of_lib.get(key)}" for key, value in spans
+    wrong = [f"{key}: the page says {value}, compendium.report {counts_of_lib.get(key)}" for key, value in spans
              if counts_of_lib.get(key) != int(value)]
     assert not wrong, wrong
     typed = typed_counts(_visible(_SPAN.sub(" ", article)))
-    assert not typed, f"{page}: counts of claims, outcomes or errata not taken from lib.report.counts: {typed}"
+    assert not typed, f"{page}: counts of claims, outcomes or errata not taken from compendium.report.counts: {typed}"
 
 
 def test_the_pages_print_their_counts() -> None:
-    # the landing page, the report, every chapter's box and the errata page print counts, all from lib.report
+    # the landing page, the report, every chapter's box and the errata page print counts, all from compendium.report
     for page in PAGES:
-        assert _SPAN.search(_article(page)), f"{page}: no count from lib.report"
+        assert _SPAN.search(_article(page)), f"{page}: no count from compendium.report"
     errata = _visible(_article("book/errata"))
     total = report.counts(root=ROOT).loc["all papers", "errata"]
     assert f"Errata ( {total} )" in errata or f"Errata ({total})" in errata
@@ -116,4 +113,4 @@ def test_readme_quotes_the_counts_of_lib_report() -> None:
     table = report.counts_markdown(ROOT)
     assert table in text
     typed = typed_counts(text.replace(table, " "))
-    assert not typed, f"README: counts of claims, outcomes or errata typed outside lib.report's table: {typed}"
+    assert not typed, f"README: counts of claims, outcomes or errata typed outside compendium.report's table: {typed}"

@@ -81,7 +81,7 @@ div.literal-block-wrapper, table, tbody, pre
 div[class*=highlight-], div.literal-block-wrapper { display: block !important; }
 /* a code block or output broken over pages leaves at least three lines on each (two lines of an
    output alone at the top of a page read as a blank page); lines that know their hanging indent
-   are blocks of one line each (book/_ext/reading_aids.py), so no break next to the first two or
+   are blocks of one line each (compendium/sphinx/reading_aids.py), so no break next to the first two or
    the last two */
 pre { orphans: 3; widows: 3; }
 pre.hanging > span.line:nth-last-child(-n+2) { break-before: avoid; page-break-before: avoid; }
@@ -119,7 +119,7 @@ _WIDE_EQUATIONS = """() => {
     });
 }"""
 
-# The version, commit and build date on the first page: the footer's line (``book/_ext/citation.py``; the
+# The version, commit and build date on the first page: the footer's line (``compendium/sphinx/citation.py``; the
 # web footer is not printed), with the whole commit, since paper has no link to follow.
 _PINNED_FIRST_PAGE = """() => {
     const footer = document.querySelector('p.pinned-build');
@@ -204,7 +204,7 @@ def print_pdf(out: Path = PDF) -> Path:
                 sys.exit(f"build_pdf: {len(wide)} display equation(s) run past the printed column: {wide[:5]}")
             bar.update()
             if not page.evaluate(_PINNED_FIRST_PAGE):
-                sys.exit("build_pdf: the book names no version and commit (no pinned footer: book/_ext/citation.py)")
+                sys.exit("build_pdf: the book names no version and commit (no pinned footer: compendium/sphinx/citation.py)")
             # every page of the book (each h1 after the first) starts on a new sheet
             page.evaluate("() => document.querySelectorAll('h1').forEach((h, i) => { if (i > 0) h.style.breakBefore = 'page'; })")
             # tagged: the PDF carries the page's structure, and each image its alt text (/Alt)

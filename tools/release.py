@@ -303,7 +303,7 @@ def build(s: State) -> None:
 
 
 #: what the package is built from (setup.py copies the last two into it)
-PACKAGE_SOURCES = ("lib", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
+PACKAGE_SOURCES = ("lib", "compendium", "pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "CITATION.cff",
                    "data/MANIFEST.yaml", "data/derived")
 
 

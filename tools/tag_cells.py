@@ -39,18 +39,18 @@ wrap). Cells whose lines all fit are left as they are (the tool can be re-run af
 cell that is not plain Python (IPython magics) is left alone and listed.
 
 Finally it lists every code cell still shown on a page that is longer than ``MAX_SHOWN_LINES``
-(``lib/tests/test_book.py`` fails on them): split it by hand, or move its logic into ``lib``, and
+(``compendium/tests/test_book.py`` fails on them): split it by hand, or move its logic into ``lib``, and
 every shown line still over ``LINE_LENGTH`` (a long string: split it in two literals).
 
 A page's code cells, by their tags (the convention of issue 38):
 
 * the **import cell** at the top, shown and tagged ``show-input``: every name the page's shown or
   folded code uses is imported there (``import numpy as np``, ``from lib import simplex as sx``,
-  ``from lib.page import check``), so that no alias on the page is undefined;
+  ``from compendium.page import check``), so that no alias on the page is undefined;
 * **set-up** (options, styles, warning filters, imports only set-up uses) ``remove-input``; set-up
   of data and models a reader may want to see (a split, a fitted model) ``hide-input``, folded;
-* the method's calls and the reader's checks, shown (checks through ``lib.page.check``);
-* **publishing plumbing** (``lib.page.glue``, ``lib.stable.glue_number``, ``write_derived``) in a
+* the method's calls and the reader's checks, shown (checks through ``compendium.page.check``);
+* **publishing plumbing** (``compendium.page.glue``, ``compendium.stable.glue_number``, ``write_derived``) in a
   ``remove-input`` cell after the cell that computes what it publishes;
 * a **figure** cell ``hide-input``: the figure shown, its code (with ``save_figure``) folded.
 """
@@ -79,7 +79,7 @@ GLUE_CALLS = {"glue", "glue_number"}
 MUTATORS = {"append", "extend", "update", "pop", "insert", "remove", "clear", "sort", "setdefault",
             "add", "discard", "popitem", "reverse"}
 # cells of another author (the claims tables, the threshold ranges): tagged, never split
-NOT_SPLIT = re.compile(r"claims|\bholds\b|lib\.report|threshold|tolerance")
+NOT_SPLIT = re.compile(r"claims|\bholds\b|compendium\.report|threshold|tolerance")
 
 
 def _dotted(node: ast.AST) -> str:

@@ -42,7 +42,7 @@ background, the number of pairs depends on the background rows drawn (their cost
 plain mean over pairs can then be slightly biased.
 
 Registered as ``"antithetic"`` (:mod:`lib.sampling.registry`); call it through
-:func:`lib.shapley.sample_shapley` (``options=AntitheticOptions(...)``).
+:func:`lib.sampling.sample_shapley` (``options=AntitheticOptions(...)``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ import numpy as np
 
 from lib.games import Game
 from lib.result import ShapleyResult
-from lib.sampling.registry import Options, register
+from lib.sampling.base import Options, register
+from lib.sampling.walk import pair_walks, walk_rows
 
 __all__ = ["AntitheticOptions", "antithetic", "antithetic_rows", "pairs_for_budget", "walk_rows"]
 
@@ -91,18 +92,6 @@ def antithetic_rows(n_pairs: int, d: int, *, n: int = 1, m: int = 1, background_
     if n_pairs < 1 or d < 1 or n < 1 or m < 1 or background_per_pair < 1:
         raise ValueError("n_pairs, d, n, m and background_per_pair must all be >= 1")
     return 2 * n * background_per_pair * n_pairs * (d - 1) + n + m
-
-
-def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
-    """New model rows of one walk from ``b`` to ``x`` that differ on ``D`` features: ``max(D - 1, 0)``.
-
-    The walk's row changes only when a differing feature is switched; its ``D + 1`` distinct
-    states include ``b`` and ``x`` themselves, whose values are known.
-    """
-    D = np.asarray(n_differing)
-    if np.any(D < 0):
-        raise ValueError("the number of differing features must be >= 0")
-    return np.maximum(D - 1, 0)
 
 
 def pairs_for_budget(budget: int, d: int, *, m: int = 1, background_per_pair: int = 1) -> int:
@@ -158,12 +147,10 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
     q = int(options.background_per_pair)
     n_pairs = options.n_pairs
     max_rows = None if n_pairs is not None else budget
-    max_rows_per_call = game.max_rows_per_call
 
     outputs = game.outputs
     f_bg = game.background_outputs
     k_shape = outputs.shape[1:]
-    kx = (None,) * len(k_shape)
 
     # the most pairs a row can take: n_pairs, or (max_rows) one per two rows of the budget, and
     # no more than one pass through the background when every walk is free
@@ -189,39 +176,12 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
                              f"max_rows={budget} cannot pay for them: raise max_rows or lower n_pairs")
     valid = np.arange(P)[None, :] < taken[:, None]                          # (n, P)
 
-    # the two walks: order[..., w, p] = feature switched at step p + 1 of walk w
-    order = np.stack([perm, perm[..., ::-1]], axis=2)                       # (n, P, 2, d)
-    rank = np.argsort(order, axis=-1)                                      # position of each feature
-    dord = np.take_along_axis(differ[:, :, :, None, :],
-                              np.broadcast_to(order[:, :, None], (n, P, q, 2, d)), axis=-1)  # (n,P,q,2,d)
-    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off after step
-    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0) & valid[:, :, None, None, None]
-    ii, tt, ss, ww, pp = np.nonzero(need)                                  # pp + 1 = features switched
-    evaluated = np.empty((len(ii),) + k_shape)
-    for start in range(0, len(ii), max_rows_per_call):
-        sl = slice(start, start + max_rows_per_call)
-        keep = rank[ii[sl], tt[sl], ww[sl]] <= pp[sl, None]
-        evaluated[sl] = game.evaluate(ii[sl], keep, bg_idx[ii[sl], tt[sl], ss[sl]])
-    # the value after each step: evaluated where needed; f(x) once no differing feature is left;
-    # else the previous value (f(b) before the first differing feature)
-    vals = np.empty((n, P, q, 2, d + 1) + k_shape)
-    vals[:, :, :, :, 0] = f_bg[bg_idx][:, :, :, None]
-    step_val = np.zeros((n, P, q, 2, d - 1) + k_shape) if d > 1 else None
-    if d > 1:
-        step_val[ii, tt, ss, ww, pp] = evaluated
-    fx = outputs[:, None, None, None]
-    for p in range(1, d + 1):
-        done = (remaining[..., p - 1] == 0)[(...,) + kx]
-        if p < d:
-            here = need[..., p - 1][(...,) + kx]
-            vals[:, :, :, :, p] = np.where(here, step_val[:, :, :, :, p - 1],
-                                           np.where(done, fx, vals[:, :, :, :, p - 1]))
-        else:
-            vals[:, :, :, :, p] = fx
-    gain = np.diff(vals, axis=4)                                           # by step
-    idx = np.broadcast_to(rank[:, :, None][(...,) + kx], (n, P, q, 2, d) + k_shape)
-    contrib = np.take_along_axis(gain, idx, axis=4)                        # by feature
-    walk_means = contrib.mean(axis=3)                                      # (n, P, q, d, ...): both walks
+    # the pairs of walks (lib.sampling.walk), every pair against its q background rows
+    flat_rows = np.broadcast_to(np.arange(n)[:, None, None], (n, P, q)).reshape(-1)
+    flat_perm = np.broadcast_to(perm[:, :, None], (n, P, q, d)).reshape(-1, d)
+    flat_active = np.broadcast_to(valid[:, :, None], (n, P, q)).reshape(-1)
+    walk_means = pair_walks(game, flat_rows, bg_idx.reshape(-1), flat_perm, flat_active)
+    walk_means = walk_means.reshape((n, P, q, d) + k_shape)                # (n, P, q, d, ...): both walks
     pair_means = walk_means.mean(axis=2)                                   # (n, P, d, ...)
     w = valid[(...,) + (None,) * (1 + len(k_shape))]
     cnt = taken[(slice(None),) + (None,) * (1 + len(k_shape))].astype(float)

@@ -43,10 +43,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lib.formula import shapley_from_game
 from lib.games import Game
 from lib.result import ShapleyResult
-from lib.sampling.registry import Options, register
-from lib.shapley import shapley_from_game
+from lib.sampling.base import Options, register
+from lib.sampling.walk import pair_walks
 
 __all__ = ["StrataOptions", "enumeration_rows", "plan_strata", "strata"]
 
@@ -117,41 +118,6 @@ def _enumerate(game: Game, i: int, b: int, feats: np.ndarray, k_shape: tuple[int
     return out
 
 
-def _walks(game: Game, i: int, donors: np.ndarray, rng: np.random.Generator,
-           k_shape: tuple[int, ...]) -> np.ndarray:
-    """Antithetic pairs of walks from ``background[donors[p]]`` to ``X[i]``: the mean of each pair's two
-    walks' marginal contributions, ``(P, d[, k])``.  A step that switches a feature on which the rows
-    agree is not evaluated (its contribution is 0), nor is the last row (``f(x)``)."""
-    d, P = game.d, len(donors)
-    kx = (None,) * len(k_shape)
-    perm = np.argsort(rng.random((P, d)), axis=1)
-    order = np.stack([perm, perm[:, ::-1]], axis=1)                         # (P, 2, d): feature at step
-    rank = np.argsort(order, axis=-1)                                       # (P, 2, d): step of feature
-    diff = game.differ[i][donors]                                            # (P, d)
-    dord = np.take_along_axis(diff[:, None, :], order, axis=-1)             # (P, 2, d)
-    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off
-    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0)               # (P, 2, d - 1)
-    pp, ww, tt = np.nonzero(need)
-    masks = rank[pp, ww] <= tt[:, None]
-    evaluated = game.evaluate(np.full(len(pp), i), masks, donors[pp]) if len(pp) else np.empty((0,) + k_shape)
-    vals = np.empty((P, 2, d + 1) + k_shape)
-    vals[:, :, 0] = game.background_outputs[donors][:, None]
-    step = np.zeros((P, 2, max(d - 1, 0)) + k_shape)
-    if len(pp):
-        step[pp, ww, tt] = evaluated.reshape((len(pp),) + k_shape)
-    fx = game.outputs[i]
-    for t in range(1, d + 1):
-        if t < d:
-            here = need[:, :, t - 1][(...,) + kx]
-            done = (remaining[:, :, t - 1] == 0)[(...,) + kx]
-            vals[:, :, t] = np.where(here, step[:, :, t - 1], np.where(done, fx, vals[:, :, t - 1]))
-        else:
-            vals[:, :, t] = fx
-    gain = np.diff(vals, axis=2)                                            # (P, 2, d[, k]) by step
-    idx = np.broadcast_to(rank[(...,) + kx], gain.shape)
-    return np.take_along_axis(gain, idx, axis=2).mean(axis=1)              # (P, d[, k]) by feature
-
-
 @register("strata", options=StrataOptions, minimum_rows=_least_rows,
           needs="one pair of walks, 2 (d - 1) rows")
 def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOptions) -> ShapleyResult:
@@ -210,7 +176,8 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         deal = np.concatenate([rng.permutation(walked) for _ in range(most // len(walked) + 1)])
         fits = np.cumsum(pair_cost[deal]) <= left
         donors = deal[: len(deal) if fits.all() else int(np.argmin(fits))]
-        contrib = _walks(game, i, donors, rng, k_shape) if len(donors) else np.zeros((0, d) + k_shape)
+        contrib = (pair_walks(game, np.full(len(donors), i), donors, np.argsort(rng.random((len(donors), d)), axis=1))
+                   if len(donors) else np.zeros((0, d) + k_shape))
         counts = np.bincount(donors, minlength=m)
         n_samples[i] = 2 * len(donors) + int(enumerate_b.sum())
         if (counts[walked] > 0).all():

@@ -37,7 +37,7 @@ import numpy as np
 
 from lib.games import Game
 from lib.result import ShapleyResult
-from lib.sampling.registry import Options, register
+from lib.sampling.base import Options, register
 
 __all__ = ["SamplingOptions", "UniformOptions", "VarianceOptions", "sampling_rows", "uniform", "variance"]
 
@@ -63,7 +63,7 @@ def sampling_rows(n_samples: int, *, m: int = 1) -> int:
 
     ``2 n_samples + 1 + m``: two rows per draw, ``f(x)`` once, and the ``m`` background rows once
     (the exact base value), counted as if the row were explained alone, as every budget of
-    :func:`lib.shapley.sample_shapley` is (``max_rows``).  Its inverse is how :func:`~lib.sampling.strumbelj_kononenko.uniform` and
+    :func:`lib.sampling.sample_shapley` is (``max_rows``).  Its inverse is how :func:`~lib.sampling.strumbelj_kononenko.uniform` and
     :func:`~lib.sampling.strumbelj_kononenko.variance` turn ``max_rows`` into draws, so ``max_rows=sampling_rows(s, m=m)`` makes
     exactly ``s`` draws.
     """

@@ -187,14 +187,6 @@ def test_goodness_of_fit_rejects_a_wrong_network(net):
     assert net.goodness_of_fit_summary(data)["p-value"] < 1e-6
 
 
-def test_lucas0_agrees_with_the_cpts(net):
-    from lib import data as libdata
-
-    X, y = libdata.load_lucas0()
-    summary = net.goodness_of_fit_summary(X.assign(**{bn.LUCAS_TARGET: y}))
-    assert summary["dof"] == 29 and summary["p-value"] > 0.01
-
-
 # --------------------------------------------------------------------------- bad input
 def test_bad_networks_are_refused():
     with pytest.raises(ValueError, match="cycle"):

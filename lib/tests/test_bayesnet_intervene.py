@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import bayesnet as bn
-from lib import shapley as sh
+from lib import formula
 from lib.tests.test_bayesnet import random_nets
 
 LC = bn.LUCAS_TARGET
@@ -70,7 +70,7 @@ def test_causal_target_game_by_hand(net):
         0.99351,                                                    # do(both)
     ]
     np.testing.assert_allclose(game, expected, rtol=0, atol=1e-12)
-    phi = sh.shapley_from_game(game)
+    phi = formula.shapley_from_game(game)
     assert phi.sum() == pytest.approx(0.99351 - expected[0], abs=1e-12)   # efficiency
 
 

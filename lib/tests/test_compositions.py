@@ -15,13 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib.counting import CountingModel
 from lib import compositions as cp
 from lib import naive_bayes_compositions as nbc
-from lib import shapley as sh
-from lib.sampling import strumbelj_kononenko as sk
 from lib import simplex as sx
-from lib.experiments import comp_estimation as ce
+from lib.counting import CountingModel
+from lib.sampling import strumbelj_kononenko as sk
+from lib.sampling.strumbelj_kononenko import sampling_rows
 
 # ---------------------------------------------------------------------------
 # Independent simplex arithmetic (plain numpy, no lib)
@@ -203,7 +202,7 @@ def test_sampling_converges_to_exact():
     f = random_model(rng, 3, 3)
     X, bg = rng.normal(size=(1, 3)), rng.normal(size=(8, 3))
     exact = cp.exact_shapley_compositions(f, X, bg)
-    est = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(6000, m=len(bg)), rng=rng,
+    est = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(6000, m=len(bg)), rng=rng,
                                          method="variance", options=sk.VarianceOptions(batch_size=50))
     err = sx.distance(est.compositions, exact.compositions)
     se = np.sqrt(est.shapley.variances.sum(axis=2))  # per-feature total standard error
@@ -215,9 +214,9 @@ def test_adjustment_is_eq_18_19_in_the_simplex():
     rng = np.random.default_rng(7)
     f = random_model(rng, 4, 3)
     X, bg = rng.normal(size=(2, 4)), rng.normal(size=(10, 4))
-    raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+    raw = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(80, m=len(bg)), method="variance",
                                          rng=np.random.default_rng(1))
-    adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sh.sampling_rows(80, m=len(bg)), method="variance",
+    adj = cp.sample_shapley_compositions(f, X, bg, max_rows=sampling_rows(80, m=len(bg)), method="variance",
                                          rng=np.random.default_rng(1), options=sk.VarianceOptions(adjust=True))
     eps = 1e-6
     for r in range(2):
@@ -242,7 +241,7 @@ def test_variance_allocation_skips_a_null_feature():
         return f0(Z)
 
     est = cp.sample_shapley_compositions(
-        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sh.sampling_rows(300, m=10), rng=rng,
+        f, rng.normal(size=(1, 3)), rng.normal(size=(10, 3)), max_rows=sampling_rows(300, m=10), rng=rng,
         method="variance", options=sk.VarianceOptions(min_samples=3)
     )
     assert est.shapley.n_samples[0, 2] == 3  # m_min samples, then none: zero trace
@@ -433,7 +432,7 @@ def test_sampling_cost_is_two_rows_per_sample_plus_base_and_outputs():
     X, bg = rng.normal(size=(2, 3)), rng.normal(size=(7, 3))
     for allocation in ("uniform", "variance"):
         c = CountingModel(f)
-        cp.sample_shapley_compositions(c, X, bg, max_rows=sh.sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
+        cp.sample_shapley_compositions(c, X, bg, max_rows=sampling_rows(40, m=len(bg)), rng=rng, method=allocation,
                                        options=sk.VarianceOptions(batch_size=3) if allocation == "variance" else None)
         assert c.rows == 2 * 40 * 2 + 7 + 2  # 2 rows per sample, the background once, f(X) once
 
@@ -460,23 +459,6 @@ def test_shap_estimators_on_the_ilr_coordinates():
         cp.shap_permutation_compositions(f, X.astype(float), bg.astype(float), max_evals=6, seed=0)
     with pytest.raises(ValueError, match="features"):
         cp.shap_sampling_compositions(f, X.astype(float), bg[:, :2].astype(float), n_samples=10, seed=0)
-
-
-def test_estimation_errors_table():
-    rng = np.random.default_rng(8)
-    f = random_model(rng, 2, 3)
-    X, bg = rng.normal(size=(2, 2)), rng.normal(size=(5, 2))
-    exact = cp.exact_shapley_compositions(f, X, bg)
-    table = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0,
-                                 estimators=ce.ESTIMATORS[:5])
-    assert list(table["estimator"]) == list(ce.ESTIMATORS[:5])
-    assert np.all(table["rows_per_instance"].iloc[:4] == (2 * 64 * 2 + 5 + 2) / 2)
-    raw, adj = table.set_index("estimator").loc[["Algorithm 2", "Algorithm 2 + adjustment"], "efficiency_gap"]
-    assert adj <= 1e-5 * raw
-    sub = ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["Algorithm 2"])
-    assert sub["mean_distance"].iloc[0] == table.set_index("estimator").loc["Algorithm 2", "mean_distance"]
-    with pytest.raises(ValueError, match="unknown estimator"):
-        ce.estimation_errors(f, X, bg, exact, n_samples=64, seed=0, estimators=["nope"])
 
 
 def test_summary_table_layout_and_values():

@@ -15,10 +15,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from lib import coalitional as co
 from lib import compositions as cp
-from lib import sdp
+from lib import games, sampling, sdp
 from lib import sdp_estimation as se
 from lib import shapley as sh
-from lib import games
 from lib.games import Game
 
 
@@ -135,7 +134,7 @@ def test_output_names_of_the_wrong_length_are_refused():
     with pytest.raises(ValueError, match="3 outputs"):
         sh.exact_shapley(model.predict_proba, X[:2], X[:5], output_names=["a", "b"])
     with pytest.raises(ValueError, match="3 outputs"):
-        sh.sample_shapley(Game(model.predict_proba, X[:2], X[:5], output_names=["a"]), max_rows=200,
+        sampling.sample_shapley(Game(model.predict_proba, X[:2], X[:5], output_names=["a"]), max_rows=200,
                           rng=np.random.default_rng(0))
 
 

@@ -12,16 +12,14 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lib import formula, games
 from lib import kernel_comparison as kc
 from lib import naive_bayes as nb
 from lib import shapley as sh
-from lib import games
-from lib.experiments import nb_table3_kernelshap as t3
 from lib.tests.helpers import toy_data
 
 # shap imports tqdm.auto, which warns that ipywidgets is absent: irrelevant here
@@ -157,7 +155,7 @@ def test_logit_link_explains_the_logit_of_the_mean_probability(toy):
     X, B = parts[:4], parts[:150]
     ks = kc.kernel_shap(p, X, B, seed=0, nsamples=2**4, link="logit")
     game = games.interventional_game(p, X, B)
-    expected = sh.shapley_from_game(np.log(game / (1 - game)))
+    expected = formula.shapley_from_game(np.log(game / (1 - game)))
     np.testing.assert_allclose(ks.values, expected, atol=1e-9)
     log_odds_values, _ = kc.background_shapley_values(model.tables_, X, B, "yes")
     assert np.abs(ks.values - log_odds_values).max() > 1e-3
@@ -341,29 +339,3 @@ def test_unused_inputs_are_null_players():
 # ---------------------------------------------------------------------------
 
 
-def test_table3_protocol_on_a_small_model(toy):
-    _, model, parts = toy
-    run = t3.table3_protocol(model.tables_, parts, "yes", n_explain=20, n_background=300, seed=1)
-    assert run.exhaustive and len(run.explain) == 20 and len(run.background) == 300
-    eq10, _ = nb.shapley_values(model.tables_, parts[run.explain], "yes")
-    np.testing.assert_allclose(run.ours, eq10, atol=0)
-    # background = all the rows: KernelSHAP on the log-odds is eq. 10
-    np.testing.assert_allclose(run.kernel_log_odds, eq10, atol=1e-10)
-    exact_p = sh.exact_shapley(kc.naive_bayes_output(model.tables_, "yes", "proba"),
-                               parts[run.explain], parts[run.background]).values
-    np.testing.assert_allclose(run.kernel_proba, exact_p, atol=1e-10)
-    s = run.summary()
-    assert s["pearson log-odds"] == pytest.approx(1.0) and s["kendall log-odds"] == pytest.approx(1.0)
-    assert s["log-odds vs eq10 max_abs"] < 1e-10
-    g = run.global_table()
-    np.testing.assert_allclose(g["ours"], np.abs(eq10).mean(axis=0))
-    assert list(g.index) == model.tables_.feature_names
-
-
-def test_table3_protocol_background_subsample(toy):
-    _, model, parts = toy
-    run = t3.table3_protocol(model.tables_, parts, "yes", n_explain=10, n_background=30, seed=2)
-    assert len(run.background) == 30
-    s = run.summary()
-    assert s["log-odds vs eq10 background max_abs"] < 1e-10
-    assert s["log-odds vs eq10 max_abs"] > 1e-4  # 30 rows are not the training distribution

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 
 from lib import shapley as sh
-from lib.data import REPO_ROOT
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
 _CHILD = """
 import json, sys, tempfile, warnings
@@ -46,7 +47,7 @@ def _read_only_copy(tmp_path: Path) -> Path:
     """A copy of ``lib`` (no tests) whose folders are read-only and whose ``__pycache__`` is a file."""
     root = tmp_path / "package"
     shutil.copytree(REPO_ROOT / "lib", root / "lib", ignore=shutil.ignore_patterns("__pycache__", "tests"))
-    for folder in (root / "lib", root / "lib" / "experiments"):
+    for folder in (root / "lib", root / "lib" / "sampling"):
         (folder / "__pycache__").write_text("not a folder\n")
         folder.chmod(stat.S_IRUSR | stat.S_IXUSR)
     return root
@@ -87,5 +88,5 @@ def test_a_read_only_package_caches_elsewhere_or_compiles_in_memory(tmp_path):
         assert any("compiled in memory" in w for w in nothing["warnings"])
         assert not (root / "lib" / "__pycache__").is_dir()
     finally:
-        for folder in (root / "lib", root / "lib" / "experiments"):
+        for folder in (root / "lib", root / "lib" / "sampling"):
             folder.chmod(stat.S_IRWXU)

@@ -8,8 +8,9 @@ import ast
 import re
 import sys
 import tomllib
+from pathlib import Path
 
-from lib.data import REPO_ROOT
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
 #: import name -> distribution name, where they differ
 DISTRIBUTION = {"sklearn": "scikit-learn", "yaml": "pyyaml", "distributed": "dask", "myst_nb": "myst-nb",
@@ -28,7 +29,7 @@ def _imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     top: dict[str, set[str]] = {}
     nested: dict[str, set[str]] = {}
     std = set(sys.stdlib_module_names) | {"__future__"}
-    for path in sorted((REPO_ROOT / "lib").glob("*.py")) + sorted((REPO_ROOT / "lib" / "experiments").glob("*.py")):
+    for path in sorted(p for p in (REPO_ROOT / "lib").rglob("*.py") if "tests" not in p.parts):
         module = ".".join(path.relative_to(REPO_ROOT).with_suffix("").parts)
         tree = ast.parse(path.read_text(encoding="utf-8"))
         at_top = {id(node) for node in tree.body}

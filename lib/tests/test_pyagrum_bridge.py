@@ -12,9 +12,8 @@ import pytest
 from hypothesis import given, settings
 
 from lib import bayesnet as bn
+from lib import formula, sdp
 from lib import pyagrum_bridge as pb
-from lib import sdp
-from lib import shapley as sh
 from lib.tests.test_bayesnet import random_nets
 
 LC = bn.LUCAS_TARGET
@@ -90,7 +89,7 @@ def test_pyagrum_causal_shapley_is_the_causal_game_of_the_target():
     expl = pyagrum.explain.CausalShapValues(pb.to_pyagrum(net), "Y", (every_state, False), logit=False).compute(
         (pd.DataFrame([x]), False)
     )
-    phi = sh.shapley_from_game(bn.causal_target_game(net, x, "Y", ["U", "A"]))
+    phi = formula.shapley_from_game(bn.causal_target_game(net, x, "Y", ["U", "A"]))
     np.testing.assert_allclose(pb.shap_values(expl, ["U", "A", "C"]), [*phi, 0.0], rtol=0, atol=1e-12)
 
 

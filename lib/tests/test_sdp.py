@@ -14,10 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import bayesnet as bn
-from lib import sdp
+from lib import formula, games, sdp
 from lib import shapley as sh
-from lib import games
-from lib.experiments import sdp_figure1
 
 
 @st.composite
@@ -167,7 +165,7 @@ def simple_games(draw, max_d: int = 6):
 @given(simple_games())
 def test_swings_minus_reverse_swings_are_the_shapley_values(v):
     dec = sdp.swing_decomposition(v)
-    phi = sh.shapley_from_game(v)
+    phi = formula.shapley_from_game(v)
     np.testing.assert_allclose(dec.swings - dec.reverse_swings, phi, atol=1e-12)
     np.testing.assert_allclose(dec.values, phi, atol=1e-12)
     assert np.all(dec.swings >= 0) and np.all(dec.reverse_swings >= 0)
@@ -441,7 +439,7 @@ def test_lucas_born_an_even_day_is_null_in_both_ordinary_games(lucas):
     for g in (f, sdp.decision_table(f, 0.5)):
         for game in (sdp.conditional_game(g, p, X[:4]), sdp.marginal_game(g, p, X[:4])):
             np.testing.assert_allclose(game[:, without | (1 << b)], game[:, without], atol=1e-12)
-            assert np.abs(sh.shapley_from_game(game)[:, b]).max() < 1e-12
+            assert np.abs(formula.shapley_from_game(game)[:, b]).max() < 1e-12
 
 
 def test_lucas_interventional_values_agree_with_a_sampled_background(lucas):
@@ -459,7 +457,7 @@ def test_lucas_interventional_values_agree_with_a_sampled_background(lucas):
     hybrid = (sx & S[None, :]) | (z[:, None] & (full ^ S[None, :]))  # (state z, coalition S)
     se = np.empty_like(exact)
     for k in (0, 1):
-        per_row = sh.shapley_from_game(g[:, k][hybrid])  # (2**11 states, 11)
+        per_row = formula.shapley_from_game(g[:, k][hybrid])  # (2**11 states, 11)
         np.testing.assert_allclose(p @ per_row, exact[:, k], atol=1e-12)  # linearity: the mean is exact
         se[:, k] = np.sqrt(p @ (per_row - exact[:, k]) ** 2)
     m = 4000
@@ -520,48 +518,3 @@ def test_network_shapley_refuses_unknown_variables_and_bad_tables():
 
 
 # --------------------------------------------------------------------------- figure1_claims
-def _sdp_of(rule, d=4):
-    """SDPs of a hand-made game over features A, B, C, N: rule(set of names) -> SDP."""
-    names = ["A", "B", "C", "N"][:d]
-    return np.array([rule({names[i] for i in range(d) if (S >> i) & 1}) for S in range(2**d)]), names
-
-
-def test_figure1_claims_on_hand_made_games():
-    kw = dict(blanket=["A", "B", "C"], expected=["A", "B"], seem_important=["C"], null_players=[])
-    # A or B alone secure the decision at 0.9; every coalition wins below 0.8: A and B are
-    # symmetric game-changers (1/2 each), C and N null players.
-    sdp_ab, names = _sdp_of(lambda S: 0.95 if S & {"A", "B"} else 0.8)
-    sdp_ab[-1] = 1.0
-    i, ii, iii_a, iii_b, iv, v, iv_b = (c.holds for c in sdp_figure1.figure1_claims(sdp_ab, names, **kw))
-    assert i and ii and iii_b and iv
-    assert not iii_a                                      # C (0) is not above N (0)
-    assert not v and not iv_b                             # N makes neither swings nor reverse swings
-    phi = sdp.swing_shapley(sdp_ab, 0.9)
-    np.testing.assert_allclose(phi, [0.5, 0.5, 0.0, 0.0], atol=1e-12)
-    # with N known the decision is less sure: N's arrival turns winning coalitions into losing ones
-    sdp_n, _ = _sdp_of(lambda S: (0.95 if S & {"A", "B"} else 0.8) - (0.1 if "N" in S else 0.0))
-    sdp_n[-1] = 1.0
-    assert sdp_figure1.figure1_claims(sdp_n, names, **kw)[5].holds
-    assert sdp_figure1.figure1_claims(sdp_n, names, **kw)[6].holds    # (iv-b): N, outside the blanket, does
-    assert sdp.swing_decomposition(sdp.swing_game(sdp_n, 0.9)).n_reverse_swings[3] > 0
-    # (i) fails when the values already differ at a low level
-    sdp_low, _ = _sdp_of(lambda S: 0.95 if "A" in S else 0.6)
-    sdp_low[-1] = 1.0
-    assert not sdp_figure1.figure1_claims(sdp_low, names, **kw)[0].holds
-    # (ii) fails when an unexpected variable leads; (iii) compares with the non-blanket values
-    sdp_c, _ = _sdp_of(lambda S: 0.95 if "C" in S else 0.8)
-    sdp_c[-1] = 1.0
-    c = sdp_figure1.figure1_claims(sdp_c, names, **kw)
-    assert not c[1].holds and c[2].holds and c[3].holds
-    assert {x.paper for x in c} == set(sdp_figure1.FIGURE1_PAPER.values())
-
-
-def test_figure1_claims_rejects_bad_input():
-    sdp_ab, names = _sdp_of(lambda S: 0.9)
-    with pytest.raises(ValueError, match="one instance"):
-        sdp_figure1.figure1_claims(np.stack([sdp_ab, sdp_ab]), names, blanket=["A"], expected=["A"], seem_important=["B"],
-                           null_players=[])
-    with pytest.raises(ValueError, match="not features"):
-        sdp_figure1.figure1_claims(sdp_ab, names, blanket=["A", "Z"], expected=["A"], seem_important=["B"], null_players=[])
-    with pytest.raises(ValueError, match="outside the blanket"):
-        sdp_figure1.figure1_claims(sdp_ab, names, blanket=names, expected=["A"], seem_important=["B"], null_players=[])

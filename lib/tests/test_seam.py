@@ -24,7 +24,8 @@ import numpy as np
 import pytest
 
 import lib
-from lib.data import REPO_ROOT
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
 LIB = REPO_ROOT / "lib"
 
@@ -87,12 +88,52 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return cycles
 
 
-def test_no_import_cycle_in_lib_function_level_imports_included():
+def _import_graph() -> dict[str, set[str]]:
+    """Who imports whom in lib: every ``import`` statement (module level or inside functions), and the
+    registry's dynamic loads (:func:`lib.sampling.registry.estimator_modules`, imported by name)."""
+    from lib.sampling.registry import estimator_modules
+
     modules = _lib_modules()
     graph = {name: _imports(path, name, set(modules)) for name, path in modules.items()}
+    graph["lib.sampling.registry"] |= set(estimator_modules())
     # a package's own __init__ is imported by its submodules' imports; that is not a cycle
-    graph = {n: {t for t in ts if not n.startswith(t + ".")} for n, ts in graph.items()}
-    assert _cycles(graph) == []
+    return {n: {t for t in ts if not n.startswith(t + ".")} for n, ts in graph.items()}
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen, todo = set(), [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def test_no_import_cycle_in_lib_function_level_imports_included():
+    assert _cycles(_import_graph()) == []
+
+
+def test_the_registrys_dynamic_loads_are_followed():
+    """The circle the import statements alone hid (issue 48): lib.shapley -> lib.sampling -> (the
+    registry loads) strata -> lib.shapley.  With the registry's loads as edges it would be found."""
+    graph = _import_graph()
+    assert set(graph["lib.sampling.registry"]) >= {"lib.sampling.strata", "lib.sampling.antithetic"}
+    graph["lib.sampling.strata"] = graph["lib.sampling.strata"] | {"lib.sampling.entry"}
+    assert any("lib.sampling.strata" in cycle for cycle in _cycles(graph))
+
+
+def test_no_estimator_imports_the_module_that_dispatches_to_it():
+    """An estimator's module reaches, through its imports, neither the registry that loads and runs it,
+    nor the entry (lib.sampling.sample_shapley) nor the exact engine's front door (lib.shapley): each
+    imports the seam (lib.sampling.base), the game and the formula only.  Nor does the formula."""
+    from lib.sampling.registry import estimator_modules
+
+    graph = _import_graph()
+    dispatchers = {"lib.sampling.registry", "lib.sampling.entry", "lib.sampling", "lib.shapley"}
+    for module in [*estimator_modules(), "lib.formula", "lib.sampling.base", "lib.sampling.walk"]:
+        assert not (_reachable(graph, module) & dispatchers), (
+            f"{module} imports {sorted(_reachable(graph, module) & dispatchers)}, which dispatch to the estimators")
 
 
 def test_the_cycle_finder_finds_a_function_level_cycle(tmp_path):
@@ -151,7 +192,7 @@ def _public_callables():
 OLD_NAMES = {"positive", "class_names"}
 #: names that label things and are not the explained class (a plot's legend, a summary table's rows,
 #: a result's field): ``plotting`` draws, ``summary_table`` lays out a published table
-NOT_THE_EXPLAINED_CLASS = {"lib.plotting.composition_path", "lib.compositions.summary_table",
+NOT_THE_EXPLAINED_CLASS = {"compendium.plotting.composition_path", "lib.compositions.summary_table",
                            "lib.compositions.ShapleyCompositions"}
 
 

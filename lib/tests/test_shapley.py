@@ -14,10 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from lib import shapley as sh
+from lib import formula, sampling
 from lib import games as gm
-from lib.sampling import strumbelj_kononenko as sk
+from lib import shapley as sh
 from lib.counting import CountingModel
+from lib.sampling import strumbelj_kononenko as sk
+from lib.sampling.strumbelj_kononenko import sampling_rows
 
 # ---------------------------------------------------------------------------
 # Random games
@@ -60,13 +62,13 @@ def swap_players(v: np.ndarray, i: int, j: int) -> np.ndarray:
 @settings(max_examples=60, deadline=None)
 @given(games(max_d=6))
 def test_matches_average_over_all_orderings(v):
-    np.testing.assert_allclose(sh.shapley_from_game(v), by_orderings(v), atol=1e-9, rtol=1e-9)
+    np.testing.assert_allclose(formula.shapley_from_game(v), by_orderings(v), atol=1e-9, rtol=1e-9)
 
 
 @settings(max_examples=100, deadline=None)
 @given(games(batch=True))
 def test_efficiency(v):
-    phi = sh.shapley_from_game(v)
+    phi = formula.shapley_from_game(v)
     np.testing.assert_allclose(phi.sum(-1), v[..., -1] - v[..., 0], atol=1e-8)
 
 
@@ -76,7 +78,7 @@ def test_symmetry(v, data):
     d = v.shape[-1].bit_length() - 1
     i, j = data.draw(st.lists(st.integers(0, d - 1), min_size=2, max_size=2, unique=True))
     sym = (v + swap_players(v, i, j)) / 2  # i and j now interchangeable
-    phi = sh.shapley_from_game(sym)
+    phi = formula.shapley_from_game(sym)
     np.testing.assert_allclose(phi[i], phi[j], atol=1e-9)
 
 
@@ -87,7 +89,7 @@ def test_null_player(v, data):
     i = data.draw(st.integers(0, d - 1))
     s = np.arange(2**d)
     null = v[s & ~(1 << i)]  # adding i never changes the value
-    phi = sh.shapley_from_game(null)
+    phi = formula.shapley_from_game(null)
     assert abs(phi[i]) < 1e-9
     # and the others are the Shapley values of the game without i
     others = [k for k in range(d) if k != i]
@@ -101,29 +103,29 @@ def test_null_player(v, data):
     finite, finite)
 def test_linearity(vw, a, b):
     v, w = vw
-    lhs = sh.shapley_from_game(a * v + b * w)
-    rhs = a * sh.shapley_from_game(v) + b * sh.shapley_from_game(w)
+    lhs = formula.shapley_from_game(a * v + b * w)
+    rhs = a * formula.shapley_from_game(v) + b * formula.shapley_from_game(w)
     np.testing.assert_allclose(lhs, rhs, atol=1e-6 * (1 + abs(a) + abs(b)) * 1e3)
 
 
 @settings(max_examples=30, deadline=None)
 @given(games(batch=True, max_d=5))
 def test_batched_games_equal_one_by_one(v):
-    phi = sh.shapley_from_game(v)
+    phi = formula.shapley_from_game(v)
     for g in range(v.shape[0]):
-        np.testing.assert_allclose(phi[g], sh.shapley_from_game(v[g]), atol=1e-12)
+        np.testing.assert_allclose(phi[g], formula.shapley_from_game(v[g]), atol=1e-12)
 
 
 def test_equals_the_matrix_of_weights():
     # phi = v W with W[S, i] = w(|S|-1) if i in S else -w(|S|): the same sums, another order
     rng = np.random.default_rng(1)
     for d in (1, 3, 7, 10):
-        masks = sh.coalition_masks(d)
+        masks = formula.coalition_masks(d)
         size = masks.sum(axis=1)
-        w = np.append(sh.shapley_weights(d), 0.0)          # w(d) = 0: the grand coalition has no i outside
+        w = np.append(formula.shapley_weights(d), 0.0)          # w(d) = 0: the grand coalition has no i outside
         W = np.where(masks, w[np.maximum(size - 1, 0)][:, None], -w[size][:, None])
         v = rng.normal(size=(2, 2**d))
-        np.testing.assert_allclose(sh.shapley_from_game(v), v @ W, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(formula.shapley_from_game(v), v @ W, rtol=0, atol=1e-12)
 
 
 def test_a_games_values_do_not_depend_on_the_other_games():
@@ -132,30 +134,30 @@ def test_a_games_values_do_not_depend_on_the_other_games():
     rng = np.random.default_rng(2)
     for d in (3, 8, 12, 17):
         v = rng.normal(size=(7, 2**d)) * np.exp(rng.normal(size=(7, 2**d)) * 4)
-        batch = sh.shapley_from_game(v)
+        batch = formula.shapley_from_game(v)
         for g in (0, 3, 6):
-            np.testing.assert_array_equal(sh.shapley_from_game(v[g]), batch[g])
+            np.testing.assert_array_equal(formula.shapley_from_game(v[g]), batch[g])
         assert np.abs(batch.sum(axis=1) - (v[:, -1] - v[:, 0])).max() < 1e-9 * np.abs(v).max()
 
 
 def test_known_games():
     # unanimity game of {0, 2} among 3 players: 1/2 each to the members
     v = np.array([1.0 if (s & 0b101) == 0b101 else 0.0 for s in range(8)])
-    np.testing.assert_allclose(sh.shapley_from_game(v), [0.5, 0, 0.5])
+    np.testing.assert_allclose(formula.shapley_from_game(v), [0.5, 0, 0.5])
     # glove game: player 0 has a left glove, players 1, 2 right gloves: (2/3, 1/6, 1/6)
     v = np.array([1.0 if (s & 1) and (s & 6) else 0.0 for s in range(8)])
-    np.testing.assert_allclose(sh.shapley_from_game(v), [2 / 3, 1 / 6, 1 / 6])
+    np.testing.assert_allclose(formula.shapley_from_game(v), [2 / 3, 1 / 6, 1 / 6])
 
 
 def test_weights_sum_to_one_over_coalitions():
     for d in range(1, 12):
-        w = sh.shapley_weights(d)
+        w = formula.shapley_weights(d)
         counts = np.array([math.comb(d - 1, s) for s in range(d)])
         assert abs((w * counts).sum() - 1) < 1e-12
 
 
 def test_masks_follow_bit_convention():
-    m = sh.coalition_masks(3)
+    m = formula.coalition_masks(3)
     assert m.shape == (8, 3)
     assert m[0b101].tolist() == [True, False, True]
     assert m[0b010].tolist() == [False, True, False]
@@ -164,12 +166,12 @@ def test_masks_follow_bit_convention():
 @pytest.mark.parametrize("bad", [np.zeros(3), np.zeros((2, 6)), np.array(1.0)])
 def test_game_length_must_be_power_of_two(bad):
     with pytest.raises(ValueError):
-        sh.shapley_from_game(bad)
+        formula.shapley_from_game(bad)
 
 
 def test_game_with_nan_is_refused():
     with pytest.raises(ValueError, match="NaN"):
-        sh.shapley_from_game(np.array([0.0, np.nan, 1.0, 2.0]))
+        formula.shapley_from_game(np.array([0.0, np.nan, 1.0, 2.0]))
 
 
 # ---------------------------------------------------------------------------
@@ -205,7 +207,7 @@ def test_game_is_the_background_average():
     game = gm.interventional_game(f, X, B)
     for n in range(2):
         for s in range(8):
-            keep = sh.coalition_masks(3)[s]
+            keep = formula.coalition_masks(3)[s]
             rows = np.where(keep, X[n], B)
             assert abs(game[n, s] - f(rows).mean()) < 1e-12
 
@@ -268,7 +270,7 @@ def test_too_many_features_names_the_limit_and_the_books_estimator():
     with pytest.raises(ValueError, match=f"limit of {gm.MAX_EXACT_FEATURES}") as refused:
         sh.exact_shapley(_lin, X, X)
     # the one entry point of the API, whose default is the book's estimator (antithetic sampling)
-    assert "lib.shapley.sample_shapley (antithetic" in str(refused.value)
+    assert "lib.sampling.sample_shapley (antithetic" in str(refused.value)
     assert "max_rows=" in str(refused.value)
     with pytest.raises(ValueError, match="limit of 62"):  # int64 bitmasks, whatever max_features says
         gm.interventional_game(_lin, np.zeros((1, 63)), np.zeros((1, 63)), max_features=100)
@@ -329,12 +331,12 @@ def test_sampling_is_unbiased_and_its_variance_is_honest():
     X, B = rng.normal(size=(1, 4)), rng.normal(size=(30, 4))
     exact = sh.exact_shapley(_nonlinear, X, B).values[0]
     reps = np.array([
-        sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), rng=rng, method="uniform").values[0]
+        sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(200, m=len(B)), rng=rng, method="uniform").values[0]
         for _ in range(200)
     ])
     se = reps.std(axis=0) / np.sqrt(len(reps))
     assert np.all(np.abs(reps.mean(0) - exact) < 4 * se + 1e-12)
-    one = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(4000, m=len(B)), rng=rng, method="uniform")
+    one = sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(4000, m=len(B)), rng=rng, method="uniform")
     ratio = one.variances[0] * 1000 / (reps.var(axis=0) * 50)  # both scaled to one sample
     mask = reps.var(axis=0) > 1e-12
     assert np.all((ratio[mask] > 0.6) & (ratio[mask] < 1.6))
@@ -344,7 +346,7 @@ def test_sampling_error_shrinks_with_budget():
     rng = np.random.default_rng(9)
     X, B = rng.normal(size=(3, 4)), rng.normal(size=(30, 4))
     exact = sh.exact_shapley(_nonlinear, X, B).values
-    err = [np.abs(sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(m, m=len(B)), method="variance", rng=rng).values - exact).mean()
+    err = [np.abs(sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(m, m=len(B)), method="variance", rng=rng).values - exact).mean()
            for m in (40, 4000)]
     assert err[1] < err[0] / 4  # 100x budget: ~10x less error expected
 
@@ -354,13 +356,13 @@ def test_variance_allocation_follows_algorithm_2():
     rng = np.random.default_rng(10)
     X, B = rng.normal(size=(2, 3)), rng.normal(size=(20, 3))
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1] * 0.1  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5), method="variance", rng=rng)
+    res = sampling.sample_shapley(f, X, B, max_rows=sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5), method="variance", rng=rng)
     assert (res.n_samples.sum(axis=1) == 300).all()
     assert (res.n_samples[:, 2] == 5).all()  # null player: variance 0
     assert (res.n_samples[:, 0] > res.n_samples[:, 1]).all()
     np.testing.assert_allclose(res.values[:, 2], 0, atol=1e-12)
     # the sequential greedy rule (batch 1) and a batched one agree in allocation shape
-    res_b = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5, batch_size=20), method="variance", rng=rng)
+    res_b = sampling.sample_shapley(f, X, B, max_rows=sampling_rows(300, m=len(B)), options=sk.VarianceOptions(min_samples=5, batch_size=20), method="variance", rng=rng)
     assert (res_b.n_samples[:, 2] == 5).all()
 
 
@@ -375,9 +377,9 @@ def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
     X, B = np.array([[1.0, 1.0, 0.0]]), rng.normal(size=(40, 3))
     starved_published = starved_prior = 0
     for seed in range(40):
-        kw = dict(max_rows=sh.sampling_rows(600, m=len(B)), method="variance")
-        pub = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), options=sk.VarianceOptions(min_samples=2), **kw)
-        pri = sh.sample_shapley(_step, X, B, rng=np.random.default_rng(seed),
+        kw = dict(max_rows=sampling_rows(600, m=len(B)), method="variance")
+        pub = sampling.sample_shapley(_step, X, B, rng=np.random.default_rng(seed), options=sk.VarianceOptions(min_samples=2), **kw)
+        pri = sampling.sample_shapley(_step, X, B, rng=np.random.default_rng(seed),
                                 options=sk.VarianceOptions(min_samples=2, prior_samples=4), **kw)
         # every feature here has a variance > 0 (each one changes f for some rows)
         starved_published += int((pub.n_samples[0] == 2).any())
@@ -390,56 +392,56 @@ def test_published_algorithm_2_can_starve_a_feature_and_the_prior_stops_it():
 def test_prior_samples_zero_is_the_published_rule_and_bad_values_fail():
     rng = np.random.default_rng(14)
     X, B = rng.normal(size=(2, 4)), rng.normal(size=(30, 4))
-    a = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3))
-    b = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3), options=sk.VarianceOptions(prior_samples=0))
+    a = sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3))
+    b = sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(200, m=len(B)), method="variance", rng=np.random.default_rng(3), options=sk.VarianceOptions(prior_samples=0))
     np.testing.assert_array_equal(a.values, b.values)
     np.testing.assert_array_equal(a.n_samples, b.n_samples)
     # a null player still gets nothing beyond its minimum when the prior is small
     f = lambda Z: Z[:, 0] * 3 + Z[:, 1]  # noqa: E731
-    res = sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(400, m=len(B)), options=sk.VarianceOptions(min_samples=5, prior_samples=1), method="variance", rng=rng)
+    res = sampling.sample_shapley(f, X, B, max_rows=sampling_rows(400, m=len(B)), options=sk.VarianceOptions(min_samples=5, prior_samples=1), method="variance", rng=rng)
     assert (res.n_samples[:, 2:] < 40).all()
     for bad in (-1.0, float("nan")):
         with pytest.raises(ValueError, match="prior_samples"):
-            sh.sample_shapley(f, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(prior_samples=bad))
+            sampling.sample_shapley(f, X, B, max_rows=sampling_rows(40, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(prior_samples=bad))
 
 
 def test_same_seed_same_estimates():
     X, B = np.ones((2, 3)), np.zeros((5, 3))
-    a = sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
-    b = sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
+    a = sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
+    b = sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(60, m=len(B)), method="variance", rng=np.random.default_rng(11)).values
     np.testing.assert_array_equal(a, b)
 
 
 def test_efficiency_adjustment():
     rng = np.random.default_rng(12)
     X, B = rng.normal(size=(4, 4)), rng.normal(size=(25, 4))
-    res = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(adjust=True))
+    res = sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(100, m=len(B)), method="variance", rng=rng, options=sk.VarianceOptions(adjust=True))
     gap = res.efficiency_gap()
     assert np.all(np.abs(gap) < 1e-5)
-    raw = sh.sample_shapley(_nonlinear, X, B, max_rows=sh.sampling_rows(100, m=len(B)), method="variance", rng=np.random.default_rng(0))
+    raw = sampling.sample_shapley(_nonlinear, X, B, max_rows=sampling_rows(100, m=len(B)), method="variance", rng=np.random.default_rng(0))
     assert np.abs(raw.efficiency_gap()).max() > 1e-3  # the adjustment had something to fix
 
 
 def test_adjust_efficiency_moves_the_noisy_estimate_most():
     values = np.array([[1.0, 1.0, 1.0]])
     variances = np.array([[0.0, 1e-4, 1.0]])
-    out = sh.adjust_efficiency(values, variances, np.array([4.0]))
+    out = sampling.adjust_efficiency(values, variances, np.array([4.0]))
     np.testing.assert_allclose(out.sum(), 4.0, atol=1e-5)
     moved = out[0] - values[0]
     assert moved[0] == 0 and moved[2] > 0.99 and 0 < moved[1] < 1e-3
     # all variances zero: equal shares
-    out = sh.adjust_efficiency(values, np.zeros((1, 3)), np.array([6.0]))
+    out = sampling.adjust_efficiency(values, np.zeros((1, 3)), np.array([6.0]))
     np.testing.assert_allclose(out, [[2.0, 2.0, 2.0]])
 
 
 def test_sampling_bad_input():
     X, B = np.ones((1, 3)), np.zeros((5, 3))
     with pytest.raises(TypeError, match="Generator"):
-        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(10, m=len(B)), method="variance", rng=0)
+        sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(10, m=len(B)), method="variance", rng=0)
     with pytest.raises(ValueError, match="min_samples"):
-        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(5, m=len(B)), method="variance", rng=np.random.default_rng(0))
+        sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(5, m=len(B)), method="variance", rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="method must be one of"):
-        sh.sample_shapley(_lin, X, B, max_rows=sh.sampling_rows(50, m=len(B)), method="x", rng=np.random.default_rng(0))
+        sampling.sample_shapley(_lin, X, B, max_rows=sampling_rows(50, m=len(B)), method="x", rng=np.random.default_rng(0))
 
 
 # ---------------------------------------------------------------------------
@@ -503,8 +505,8 @@ def test_sampling_dataframe_path_equals_array_path():
         return Z[:, 0] * np.where(Z[:, 1] == 1, 2.0, -1.0)
     Xa = np.column_stack([X["num"], X["cat"].cat.codes]).astype(float)
     Ba = np.column_stack([B["num"], B["cat"].cat.codes]).astype(float)
-    a = sh.sample_shapley(f_frame, X, B, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
-    b = sh.sample_shapley(f_array, Xa, Ba, max_rows=sh.sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
+    a = sampling.sample_shapley(f_frame, X, B, max_rows=sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
+    b = sampling.sample_shapley(f_array, Xa, Ba, max_rows=sampling_rows(40, m=len(B)), method="variance", rng=np.random.default_rng(3))
     np.testing.assert_allclose(a.values, b.values, atol=1e-12)
     np.testing.assert_array_equal(a.n_samples, b.n_samples)
 

@@ -2,7 +2,7 @@
 
 The reference path is the book's derivation as code: the interventional game's ``2**d`` values
 (``lib.games.interventional_game``: every hybrid row, each coalition's value numpy's mean over
-the background), then the formula (``lib.shapley.shapley_from_game``).  The fast path
+the background), then the formula (``lib.formula.shapley_from_game``).  The fast path
 (``lib._shapley_fast.shapley_values``, private to ``lib.shapley``) evaluates each distinct
 hybrid row once and sums the values background row by background row.  ``exact_shapley``
 takes the fast path for DataFrames and arrays of integers or booleans; here both paths run on
@@ -17,17 +17,17 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lib import _shapley_fast
-from lib import games
+from lib import _shapley_fast, formula, games, validation
 from lib import shapley as sh
-from lib import validation
 from lib.counting import CountingModel
-from lib.data import REPO_ROOT
+
+REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
 TOL = 1e-12
 
@@ -135,7 +135,7 @@ CASES = ["int64", "int32", "int8 negative", "bool", "float discrete", "float con
 def _reference(model, X, bg, allow_nan):
     """The reference path, from public functions: the game, then the formula."""
     game = games.interventional_game(model, X, bg, allow_nan=allow_nan)
-    values = sh.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
+    values = formula.shapley_from_game(np.moveaxis(game, 1, -1) if game.ndim == 3 else game)
     return (np.moveaxis(values, -1, 1) if game.ndim == 3 else values), game[:, 0], game[:, -1]
 
 

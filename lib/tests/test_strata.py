@@ -66,7 +66,7 @@ def test_exact_once_the_budget_pays_for_every_enumeration(seed):
     needed = 1 + game.m + int(enumeration_rows(game.differ.sum(axis=2)).sum(axis=1).max())
     assert needed < 2 ** X.shape[1] * len(B)  # the rows agree somewhere: cheaper than full enumeration
     counted = CountingModel(_model)
-    res = sh.sample_shapley(counted, X, B, max_rows=needed, rng=np.random.default_rng(seed))
+    res = sampling.sample_shapley(counted, X, B, max_rows=needed, rng=np.random.default_rng(seed))
     assert res.method == "strata"
     np.testing.assert_allclose(res.values, exact, atol=1e-12)
     assert counted.rows <= needed * len(X)
@@ -93,7 +93,7 @@ def test_multi_output_models_and_partial_plans():
         return np.column_stack([v, np.sin(v)])
 
     exact = sh.exact_shapley(f, X, B).values
-    res = sh.sample_shapley(f, X, B, max_rows=400, rng=np.random.default_rng(0))
+    res = sampling.sample_shapley(f, X, B, max_rows=400, rng=np.random.default_rng(0))
     assert res.values.shape == exact.shape == (3, 7, 2)
     assert np.abs(res.values - exact).max() < 0.5
     assert np.all(res.variances >= 0)

@@ -242,7 +242,7 @@ GLANCE_TOP = (
 )
 
 
-# matplotlib's SVG with text as paths (lib.plotting.save_figure: svg.fonttype "path"): each text is
+# matplotlib's SVG with text as paths (compendium.plotting.save_figure: svg.fonttype "path"): each text is
 # a group scaled by font size / 100 (``scale(0.1 -0.1)`` is 10 pt), whose glyphs may be scaled
 # again (mathtext's sub- and superscripts: ``scale(0.7)``); with text as text, a font-size.
 _GLYPH_GROUP = re.compile(r'<g transform="[^"]*?scale\(([0-9.]+) -\1\)">(.*?)</g>', re.S)

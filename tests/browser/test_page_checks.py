@@ -239,7 +239,7 @@ def test_a_code_or_output_line_past_its_box_is_caught(tab: Any) -> None:
 
 
 def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
-    """Lines in their own wrapping blocks (book/_ext/reading_aids.py) are measured unwrapped too."""
+    """Lines in their own wrapping blocks (compendium/sphinx/reading_aids.py) are measured unwrapped too."""
     css = ("pre.hanging{font:14px monospace} "
            "pre.hanging>span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere}")
     body = f'<div class="cell"><div class="cell_input"><div class="highlight"><pre class="hanging">' \
@@ -265,7 +265,7 @@ def test_an_output_line_ending_in_a_bare_boolean_is_caught(tab: Any) -> None:
 
 
 def test_plumbing_in_a_cell_on_the_page_is_caught(tab: Any) -> None:
-    body = (_input("table = lib.report.claims_table(rows)\nwrite_derived(table, 'comp-x.csv')")
+    body = (_input("table = compendium.report.claims_table(rows)\nwrite_derived(table, 'comp-x.csv')")
             + f"<details><summary>code</summary>{_input('glue_number(&quot;comp-x&quot;, x)')}</details>"
             + _input("from myst_nb import glue") + _input("frame.to_csv('out.csv')")
             + _input("table  # glue(...) happens in a removed cell"))

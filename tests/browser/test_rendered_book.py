@@ -27,7 +27,7 @@ notebooks, the landing pages, the back matter) it checks that
   ``eq-`` label in the visible text; every figure opens at full size, and its smallest text is at
   least 7 px on a phone; the landing page's verdict-at-a-glance table (class ``verdict-glance``)
   within its first two screens on a phone; no page fetches the theme scripts the book leaves
-  out (``book/_ext/light_pages.py``);
+  out (``compendium/sphinx/light_pages.py``);
 - a notebook page reads as its idea (issue 38), at 400 and 1400 px: no code or output line
   overflows its box (and on a desk no shown code line is wider than the column); no output line
   ends in a bare True/False; no cell on the page (shown or folded) glues, writes a derived file or
@@ -68,6 +68,7 @@ import pytest
 import yaml
 
 import page_checks as checks
+from compendium.tests.helpers import chapters as toc_chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
@@ -214,7 +215,7 @@ def _typeset(page: Any) -> None:
 
 def _load_everything(page: Any) -> None:
     """Load what the page defers until the reader scrolls near it (lazy images, MathJax on the
-    pages of book/_ext/light_pages.py's LAZY_MATH_PAGES) and wait until it is shown."""
+    pages of compendium/sphinx/light_pages.py's LAZY_MATH_PAGES) and wait until it is shown."""
     lazy_math = page.evaluate(
         "() => { document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });"
         " if (window.compendiumLoadMath) { window.compendiumLoadMath(); return true; } return false; }")
@@ -359,7 +360,7 @@ def test_every_chapter_and_the_back_matter_are_visited() -> None:
     if ONLY:
         pytest.skip("BOOK_PAGES names the pages to read")
     chapters = {p.split("/")[1] for p in PAGES if p.startswith("notebooks/")}
-    assert chapters == {d.name for d in (ROOT / "notebooks").iterdir() if d.is_dir()}
+    assert chapters == set(toc_chapters())                           # every chapter of _toc.yml
     for back in ("book/reproduction-report", "book/errata", "book/how-to-cite", "book/references"):
         assert back in PAGES
 
@@ -609,7 +610,7 @@ def test_no_unused_theme_script_is_fetched(visited: dict[str, dict[str, Any]], p
     unused = [u for u in visited[page]["fetched"]
               if re.search(r"/(fontawesome\.js|searchindex\.js|searchtools\.js|language_data\.js)(\?|$)", u)
               or "/sre/" in u]
-    assert not unused, f"fetched what book/_ext/light_pages.py and _config.yml's MathJax options leave out: {unused}"
+    assert not unused, f"fetched what compendium/sphinx/light_pages.py and _config.yml's MathJax options leave out: {unused}"
 
 
 def test_glance_table_within_the_first_two_screens(on_phone: dict[str, dict[str, Any]]) -> None:
@@ -688,7 +689,7 @@ def test_checks_print_their_number(visited: dict[str, dict[str, Any]], on_phone:
                                    page: str, width: int, request: Any) -> None:
     _pending(request, page, "booleans")
     found = _at(visited, on_phone, page, width)["booleans"]
-    assert not found, f"output lines ending in a bare True/False (print the number, its bound and the verdict: lib.page.check): {found[:5]}"
+    assert not found, f"output lines ending in a bare True/False (print the number, its bound and the verdict: compendium.page.check): {found[:5]}"
 
 
 @pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
@@ -730,7 +731,7 @@ def test_figures_are_sharp(visited: dict[str, dict[str, Any]], on_phone: dict[st
                            page: str, width: int, request: Any) -> None:
     _pending(request, page, "sharp")
     found = checks.soft_figures(_at(visited, on_phone, page, width)["figures"])
-    assert not found, f"figures shown from a 1x raster image (save them with lib.plotting.save_figure: the page shows the SVG): {found}"
+    assert not found, f"figures shown from a 1x raster image (save them with compendium.plotting.save_figure: the page shows the SVG): {found}"
 
 
 @pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))

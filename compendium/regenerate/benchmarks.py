@@ -1,0 +1,75 @@
+"""The benchmarks' stored results: speed measured against a peer in one run (``benchmarks/``).
+
+A benchmark is not an experiment of a paper (it has no home in :mod:`compendium.experiments`): its
+command line, the table it writes and the notebook that shows it are declared here, once. Its
+timing columns are declared variable (they depend on the machine and its load), and so are the
+columns of rounding noise named below; everything else must regenerate identically.
+"""
+
+from __future__ import annotations
+
+from compendium.regenerate.result import Result
+
+__all__ = ["units"]
+
+#: The timing columns of every benchmark table, and the agreement columns of exact_engine (ours
+#: against shap, shapiq, ours without dedup): rounding noise, 1e-16 to 1e-14, whose digits depend
+#: on the BLAS kernel; the benchmark itself refuses more than 1e-8 (1e-12 without dedup). Not
+#: tv_speed's KernelSHAP error.
+BENCH = {"* s": None, "* s (*)": None, "ratio *": None, "seconds per row": None, "ratio to typical value": None,
+         "max |ours - *|": 1e-12}
+
+
+def units() -> tuple[Result, ...]:
+    """The benchmarks' results, in the order of the book's chapters."""
+    return (
+        Result("benchmark-exact-engine", ("benchmarks/exact_engine.py", "--repeats", "7", "--out",
+                                          "data/derived/benchmark-exact-engine.csv"),
+               ("benchmark-exact-engine.csv",), variable=BENCH,
+               note="the shapiq columns need requirements-bench.txt",
+               shown_in=("notebooks/00-foundations/01-shapley-values",)),
+        Result("benchmark-estimators", ("benchmarks/estimators.py", "--out", "data/derived/benchmark-estimators.csv"),
+               ("benchmark-estimators.csv", "benchmark-estimators-checks.csv", "benchmark-estimators-versions.csv"),
+               ("twonorm", "adult", "iris"),
+               # an estimator exact on a game (the additive games, every budget that pays for the
+               # enumeration) is off by rounding noise, 1e-16 to 1e-14 relative, whose digits depend on
+               # the order of the exact values' sums; the sampled errors the notebook reads are 1e-4 and
+               # above, and it counts < 1e-9 as exact. The checks' differences between the exact routes are
+               # rounding noise too (1e-16 to 1e-8, tree paths: float32 thresholds), refused above 1e-7.
+               # The versions table names the peers' versions: a change shows there, and the script
+               # prints it ("a peer's version changed since the stored run").
+               variable={"error *": 1e-12, "max abs difference": 1e-7},
+               side_env="shapiq",
+               note="about two CPU-hours; shapiq 1.8 in its side environment (compendium.side_env.shapiq_python, "
+                    "Python 3.12, built on first use)",
+               shown_in=("notebooks/00-foundations/03-estimators",)),
+        Result("benchmark-nb-speed", ("benchmarks/nb_speed.py", "--repeats", "50", "--kernel-rows", "3",
+                                      "--khiops-repeats", "3", "--out", "data/derived/benchmark-nb-speed.csv"),
+               ("benchmark-nb-speed.csv",), ("adult",),
+               # KernelSHAP on the additive log-odds is exact up to rounding, and shap samples its coalitions
+               # from numpy's unseeded generator: the rounding (about 1e-14) changes from run to run
+               variable={**BENCH, "kernel vs eq10 same background max abs diff": 1e-12},
+               shown_in=("notebooks/01-naive-bayes/05-speed",)),
+        Result("benchmark-tv-speed", ("benchmarks/tv_speed.py", "--rows", "20", "--repeats", "3", "--out",
+                                      "data/derived/benchmark-tv-speed.csv"),
+               ("benchmark-tv-speed.csv",),
+               # at these d KernelSHAP enumerates every coalition: its distance to the exact values
+               # is rounding noise (2e-15 to 4e-15), whose digits follow the exact values' last bits
+               variable={**BENCH, "max |KernelSHAP - exact|": 1e-12},
+               shown_in=("notebooks/04-typical-value-contributions/03-real-data",
+                         "notebooks/04-typical-value-contributions/04-verdict")),
+        # at d = 12 shap samples coalitions from numpy's global generator, which the benchmark
+        # seeds just before, so that the KernelSHAP error is the same on every run
+        Result("benchmark-tv-speed-d12", ("benchmarks/tv_speed.py", "--max-features", "12", "--rows", "5",
+                                          "--repeats", "1", "--out", "data/derived/benchmark-tv-speed-d12.csv"),
+               ("benchmark-tv-speed-d12.csv",), variable=BENCH,
+               shown_in=("notebooks/04-typical-value-contributions/03-real-data",
+                         "notebooks/04-typical-value-contributions/04-verdict")),
+        Result("benchmark-page-weight", ("benchmarks/page_weight.py", "--out",
+                                         "data/derived/benchmark-page-weight.csv"),
+               ("benchmark-page-weight.csv",),
+               # bytes are the built site's (the same for one build); times are a throttled phone's
+               variable={"load s": None, "first paint s": None},
+               note="measures the built book (_build/html, jupyter-book build first) in Debian's chromium",
+               shown_in=("README",)),
+    )

@@ -1,0 +1,210 @@
+"""The API reference pages (``book/api.md`` and its sections ``book/api-*.md``): ``lib``'s docstrings rendered by Sphinx's autodoc, with
+the book equation each function implements as a link.
+
+- ``{api-table} lib.<module>`` lists the module's public functions and classes (its ``__all__``,
+  the names it defines) with their summary line and the book equations their docstring's
+  ``Book:`` paragraph names, each a link to the equation, numbered as the book numbers it.
+- Docstrings are rewritten for the page as they are read (``autodoc-process-docstring``): the
+  ``Book:`` paragraph's ``:ref:`eq-…``` (the form ``compendium/tests/test_equation_links.py`` reads)
+  becomes ``:eq:`eq-…``` (a link to the equation, printed ``(L10)``) and the file after it a
+  ``:doc:`` link; a role naming a private object (``:func:`_greedy_picks```,
+  ``:mod:`lib._shapley_games```), which the page does not document, becomes code text.
+
+Registered in ``_config.yml`` (``sphinx: local_extensions``) beside autodoc, autosummary and
+napoleon (``sphinx: extra_extensions``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+from docutils.statemachine import StringList
+from sphinx.util.nodes import nested_parse_with_titles
+
+_BOOK = re.compile(r"^(\s*)Book: ")
+_ENTRY = re.compile(r"((?::ref:`eq-[a-z0-9-]+`(?:,\s*)?)+)\s*\(([^)]+)\)")
+_PRIVATE_ROLE = re.compile(r":(?:py:)?(?:func|meth|class|mod|data|attr|obj):`~?((?:[\w.]*\.)?_[\w.]*)`")
+
+
+def _docname(path: str) -> str:
+    """``notebooks/01-x/02-y.ipynb`` -> ``/notebooks/01-x/02-y`` (a :doc: target)."""
+    return "/" + re.sub(r"\.(ipynb|md)$", "", path.strip())
+
+
+def book_entries(text: str) -> list[tuple[list[str], str]]:
+    """The ``(labels, file)`` entries of a ``Book:`` paragraph's text."""
+    return [(re.findall(r"eq-[a-z0-9-]+", labels), path) for labels, path in _ENTRY.findall(text)]
+
+
+def _book_line(entries: list[tuple[list[str], str]]) -> str:
+    parts = [", ".join(f":eq:`{label}`" for label in labels) + f" in :doc:`{_docname(path)}`"
+             for labels, path in entries]
+    return "**Book:** " + "; ".join(parts) + "."
+
+
+#: an equation named by its label in code quotes in a docstring's prose ("book eq. ``eq-found-shapley``"),
+#: which the page prints as the equation's number, linked ("Eq. (0.2)")
+_LITERAL_LABEL = re.compile(r"(?:(?:[Bb]ook|[Cc]hapter) )?(?:[Ee]q\. )?``(?P<label>eq-[a-z0-9]+(?:-[a-z0-9]+)*)``")
+
+
+def process_docstring(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Rewrite a docstring's lines in place for the page (see the module docstring)."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        match = _BOOK.match(lines[i])
+        if match:
+            block = [lines[i]]
+            i += 1
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i])
+                i += 1
+            entries = book_entries(" ".join(part.strip() for part in block))
+            out.append(match.group(1) + _book_line(entries) if entries else block[0])
+            continue
+        line = _PRIVATE_ROLE.sub(lambda m: f"``{m.group(1).lstrip('~')}``", lines[i])
+        out.append(_LITERAL_LABEL.sub(lambda m: f"Eq. :eq:`{m['label']}`", line))
+        i += 1
+    lines[:] = out
+
+
+_TITLE = re.compile(r"^(\s*)(\S.*?)\s*$")
+_UNDERLINE = re.compile(r"^\s*([-=~^])\1{2,}\s*$")
+
+
+def section_titles_as_rubrics(app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]) -> None:
+    """Before napoleon: a module docstring's section titles (``Conventions`` over ``-----``)
+    become rubrics, which several modules on one page may share; an attribute's or property's
+    first line with a colon gets an empty type in front, so napoleon does not read the words
+    before the colon as a type."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if what == "module" and i + 1 < len(lines) and _UNDERLINE.match(lines[i + 1]) and lines[i].strip() \
+                and not _UNDERLINE.match(lines[i]):
+            indent, title = _TITLE.match(lines[i]).groups()
+            out += [f"{indent}.. rubric:: {title}", ""]
+            i += 2
+            continue
+        out.append(lines[i])
+        i += 1
+    if what in ("data", "attribute", "property") and out and ": " in out[0] and not out[0].lstrip().startswith(":"):
+        out[0] = ": " + out[0]
+    lines[:] = out
+
+
+def skip_foreign_members(app: Any, what: str, name: str, obj: Any, skip: bool, options: Any) -> bool | None:
+    """Skip what a class of ``lib`` inherits or gets generated from elsewhere (scikit-learn's
+    metadata-routing methods): the page documents ``lib``."""
+    module = getattr(obj, "__module__", None)
+    if what == "class" and callable(obj) and isinstance(module, str) and not module.startswith(("lib", "compendium")):
+        return True
+    return None
+
+
+def undocumented_reference(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """A Python reference to something of ``lib`` the page does not document — a private name,
+    an experiment, an attribute of the current class or a name of the current module outside its
+    ``__all__`` — is printed as code text (as it reads in the docstring), not as a broken link.
+    Anything else stays unresolved, and ``-n`` reports it."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "").lstrip("~.")
+    module_name, class_name = node.get("py:module") or "", node.get("py:class") or ""
+    private = target.startswith("_") or "._" in target
+    experiment = target.startswith("compendium.experiments")
+    local = False
+    if target.startswith(("lib.", "compendium.")) and not (private or experiment):
+        parent, _, last = target.rpartition(".")
+        try:
+            owner_module = importlib.import_module(parent)
+        except ImportError:
+            owner_module = None
+        if owner_module is not None and hasattr(owner_module, last) and last not in getattr(owner_module, "__all__", []):
+            return nodes.literal(target, target)          # a name of a module outside its __all__
+    if "." not in target and module_name.startswith(("lib", "compendium")):
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            module = None
+        owner = getattr(module, class_name, None) if class_name else module
+        fields = getattr(owner, "__dataclass_fields__", {}) if owner is not None else {}
+        doc = inspect.getdoc(owner) or "" if owner is not None else ""
+        try:
+            source = inspect.getsource(owner) if inspect.isclass(owner) else ""
+        except (OSError, TypeError):
+            source = ""
+        local = owner is not None and (hasattr(owner, target) or target in fields
+                                       or re.search(rf"^\s*{re.escape(target)}\b", doc, re.M) is not None
+                                       or f"self.{target} =" in source)
+    if private or experiment or local:
+        return nodes.literal(target, target)
+    return None
+
+
+def _summary(obj: Any) -> str:
+    doc = inspect.getdoc(obj) or ""
+    first = doc.strip().split("\n\n", 1)[0]
+    return " ".join(first.split())
+
+
+def _equations(obj: Any) -> list[tuple[list[str], str]]:
+    doc = inspect.getdoc(obj) or ""
+    match = re.search(r"^\s*Book: (.*?)(?=^\s*$|\Z)", doc, re.S | re.M)
+    return book_entries(" ".join(match.group(1).split())) if match else []
+
+
+def public_names(module: Any) -> list[str]:
+    """The names of ``module.__all__`` that the module defines (re-exports are documented where
+    they are defined)."""
+    names = []
+    for name in getattr(module, "__all__", []):
+        obj = getattr(module, name)
+        if (inspect.isfunction(obj) or inspect.isclass(obj)) and obj.__module__ == module.__name__:
+            names.append(name)
+    return names
+
+
+class ApiTable(Directive):
+    """``{api-table} lib.module``: one row per public function or class, its summary and equations.
+
+    The table is reStructuredText inside MyST's ``eval-rst`` (the docstrings are reST), after a
+    ``currentmodule`` so that the summaries' short references resolve in the module.
+    """
+
+    required_arguments = 1
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        module = importlib.import_module(self.arguments[0])
+        names = public_names(module)
+        rst = [f".. currentmodule:: {module.__name__}", ""]
+        if names:
+            rst += [".. list-table::", "   :header-rows: 1", "   :widths: 28 52 20", "",
+                    "   * - name", "     - what it does", "     - book equations"]
+            for name in names:
+                obj = getattr(module, name)
+                equations = "; ".join(", ".join(f":eq:`{label}`" for label in labels) for labels, _ in _equations(obj))
+                summary = _summary(obj).replace("|", "\\|") or "—"
+                link = f":py:obj:`~{module.__name__}.{name}`" if inspect.getdoc(obj) else f"``{name}``"
+                rst += [f"   * - {link}", f"     - {summary}", f"     - {equations or '—'}"]
+        else:
+            rst.append("No function or class of its own: the names it exports are documented where they are defined.")
+        lines = ["```{eval-rst}", *rst, "```"]
+        container = nodes.container(classes=["api-table"])
+        nested_parse_with_titles(self.state, StringList(lines, source=self.arguments[0]), container)
+        return [container]
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("autodoc-process-docstring", section_titles_as_rubrics, priority=400)  # before napoleon
+    app.connect("autodoc-process-docstring", process_docstring)
+    app.connect("autodoc-skip-member", skip_foreign_members)
+    app.connect("missing-reference", undocumented_reference)
+    app.add_directive("api-table", ApiTable)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

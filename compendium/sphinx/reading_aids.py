@@ -1,0 +1,151 @@
+"""Marks that make a page read at a glance, on a desk as on a phone.
+
+- **Verdicts stand out.** A table cell that holds exactly one of the reproduction report's
+  classes (``compendium.report.STATUSES``: "reproduced", "consistent", "explained deviation", "not
+  reproduced", "contradicted") or one of the rows kept apart ("derivation check", "erratum")
+  gets the classes ``verdict verdict-<class>`` (``verdict-not-reproduced``…), which
+  ``book/_static/compendium.css`` colours. The cells are found in the page's HTML, so the
+  tables pandas prints in the notebooks' outputs are marked as well as the report's.
+- **Wrapped code keeps its indentation.** Each line of highlighted code becomes a
+  ``span.line`` that knows its indentation (:func:`hang_lines`): on a phone a long line wraps
+  under its own code (``compendium.css``), not back at the left margin.
+- **A quote's TeX is typeset.** TeX in the cells of pandas' tables (a paper's sentence quoted
+  exactly) is marked as maths for MathJax (:func:`typeset_table_tex`).
+- **A paper's number says so on touch.** The ``{paper}`` role's ``abbr.paper-number`` explains
+  itself in its ``title``, which a mouse shows on hover and a touch screen never does:
+  ``book/_static/reading.js`` makes each one a button that shows the note after the
+  number when tapped (or pressed with Enter or Space), and the stylesheet marks it visibly.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from compendium.report import APART, STATUSES
+
+#: the words a verdict cell may hold, longest first (so "not reproduced" is not read as "reproduced")
+VERDICTS = tuple(sorted(STATUSES + APART, key=len, reverse=True))
+
+_CELL = re.compile(
+    r"<td(?P<attrs>\s[^>]*)?>(?P<open>\s*(?:<p>)?\s*)(?P<word>"
+    + "|".join(re.escape(v) for v in VERDICTS)
+    + r")(?P<close>\s*(?:</p>)?\s*)</td>"
+)
+
+
+def verdict_class(word: str) -> str:
+    """``verdict verdict-<word with hyphens>``: the classes of a cell holding a verdict."""
+    return "verdict verdict-" + re.sub(r"[^a-z]+", "-", word.lower()).strip("-")
+
+
+def _mark(match: re.Match[str]) -> str:
+    attrs = match["attrs"] or ""
+    classes = verdict_class(match["word"])
+    existing = re.search(r'\bclass="([^"]*)"', attrs)
+    if existing:
+        attrs = attrs.replace(existing[0], f'class="{existing[1]} {classes}"')
+    else:
+        attrs += f' class="{classes}"'
+    return f"<td{attrs}>{match['open']}{match['word']}{match['close']}</td>"
+
+
+def mark_verdicts(body: str) -> str:
+    """``body`` with every table cell holding exactly a verdict word marked :func:`verdict_class`."""
+    return _CELL.sub(_mark, body)
+
+
+_HIGHLIGHT_PRE = re.compile(r'(<div class="highlight"><pre\b[^>]*>)(.*?)(</pre>)', re.S)
+_TAG = re.compile(r"<(/?)span\b[^>]*>")
+
+
+def _balanced(line: str) -> bool:
+    depth = 0
+    for match in _TAG.finditer(line):
+        depth += -1 if match[1] else 1
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _indent(line: str) -> int:
+    text = html.unescape(re.sub(r"<[^>]+>", "", line))
+    return len(text) - len(text.lstrip(" "))
+
+
+def hang_lines(body: str) -> str:
+    """``body`` with each line of highlighted code (a cell's input, a listing) in its own
+    ``span.line``, which knows its indentation (``--indent``, in characters): on a phone a long line
+    wraps *under its own code*, a hanging indent deeper than the line's, instead of back at the
+    left margin, where a reader would take it for a line of the outer block. Each newline stays in
+    the text, inside its line's span, so copying the code copies its lines (and the page's and
+    the PDF's styles for ``pre`` cannot turn the gaps between spans into empty lines). A block
+    whose highlighting spans lines (a string over several lines) is left as it is."""
+    def one(match: re.Match[str]) -> str:
+        code = match[2]
+        trailing = code.endswith("\n")
+        lines = (code[:-1] if trailing else code).split("\n")
+        if not all(_balanced(line) for line in lines):
+            return match[0]
+        # each line keeps its newline inside its own span (a newline at the end of a block
+        # draws no empty line), so nothing stands between the spans for a style to show
+        ends = ["\n"] * (len(lines) - 1) + ["\n" if trailing else ""]
+        spans = [f'<span class="line" style="--indent:{_indent(line)}">{line}{end}</span>'
+                 for line, end in zip(lines, ends)]
+        opening = match[1].replace("<pre", '<pre class="hanging"', 1)
+        return opening + "".join(spans) + match[3]
+
+    return _HIGHLIGHT_PRE.sub(one, body)
+
+
+_DATAFRAME = re.compile(r'<table\b[^>]*\bclass="[^"]*\bdataframe\b[^"]*"[^>]*>.*?</table>', re.S)
+_TEXT = re.compile(r">([^<]+)<")
+# a \(…\) pair as LaTeX writes inline maths (``\(f\)`` in a draft's sentence)
+_PARENS = re.compile(r"\\\((.{1,200}?)\\\)")
+# a $…$ pair as TeX writes inline maths: no space just inside either dollar
+_DOLLARS = re.compile(r"\$(?=\S)([^$<>\n]{1,200}?)(?<=\S)\$")
+# a word of TeX outside dollars: a run of characters holding a control word or a braced script
+# (``\\tilde{p}_3``, ``m_{\\max}``), its trailing punctuation left out
+_BARE_TEX = re.compile(r"[^\s<>()$]*(?:\\[A-Za-z]+|[_^]\{)[^\s<>()$]*?(?=[.,;:]?(?:[\s<>()]|$))")
+
+
+def _math(tex: str) -> str:
+    return f'<span class="math notranslate nohighlight">\\({tex}\\)</span>'
+
+
+def _typeset_text(text: str) -> str:
+    out = []
+    for j, piece in enumerate(_PARENS.split(text)):   # outside, \(inside\), outside, ...
+        if j % 2:
+            out.append(_math(piece))
+            continue
+        for k, part in enumerate(_DOLLARS.split(piece)):   # outside, $inside$, outside, ...
+            out.append(_math(part) if k % 2 else _BARE_TEX.sub(lambda m: _math(m[0]), part))
+    return "".join(out)
+
+
+def typeset_table_tex(body: str) -> str:
+    """``body`` with the TeX in the cells of pandas' tables (a paper's sentence quoted exactly, as
+    its text holds it: ``$\\approx 109.5^\\circ$``, ``\\(f\\)``, ``\\tilde{p}_3``) marked as maths, which MathJax
+    typesets (``span.math`` with ``\\(…\\)``, as Sphinx marks inline maths): a reader sees
+    "≈ 109.5°", not the TeX. The quote's text is unchanged."""
+    def table(match: re.Match[str]) -> str:
+        return _TEXT.sub(lambda t: ">" + _typeset_text(t[1]) + "<", match[0])
+
+    return _DATAFRAME.sub(table, body)
+
+
+def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    if "body" in context and "<td" in context["body"]:
+        context["body"] = mark_verdicts(context["body"])
+    if "body" in context and '<div class="highlight"><pre' in context["body"]:
+        context["body"] = hang_lines(context["body"])
+    if "body" in context and "dataframe" in context["body"]:
+        context["body"] = typeset_table_tex(context["body"])
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", _fix_body)
+    app.add_js_file("reading.js", loading_method="defer")
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,83 @@
+"""The walk the samplers share: an ordering and its reverse, walked from a background row to ``x``.
+
+Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
+
+Along an ordering ``π`` of the features, the features are switched from a background row ``b`` to
+the instance ``x`` one at a time, and the ``d + 1`` model rows of the walk give the marginal
+contribution ``f(x_{S ∪ i}, b_{-S-i}) - f(x_S, b_{-S})`` of *every* feature at once (Castro, Gómez &
+Tejada, 2009).  Each ordering is walked forwards and then backwards (the reversed ordering, the same
+background row): *antithetic* sampling, Mitchell, Cooper, Frank & Holmes (2022), §4.  A step that
+switches a feature on which ``x`` and ``b`` agree leaves the row unchanged and is not evaluated (its
+contribution is 0), nor is a row equal to ``x`` (``f(x)`` is known) or to ``b``: a walk costs
+``D - 1`` model rows, ``D`` the number of features on which the rows differ (:func:`walk_rows`).
+
+:func:`pair_walks` is the one implementation, used by :mod:`lib.sampling.antithetic` and
+:mod:`lib.sampling.strata` (and by any estimator that walks).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from lib.games import Game
+
+__all__ = ["pair_walks", "walk_rows"]
+
+
+def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
+    """New model rows of one walk from ``b`` to ``x`` that differ on ``D`` features: ``max(D - 1, 0)``.
+
+    The walk's row changes only when a differing feature is switched; its ``D + 1`` distinct
+    states include ``b`` and ``x`` themselves, whose values are known.
+    """
+    D = np.asarray(n_differing)
+    if np.any(D < 0):
+        raise ValueError("the number of differing features must be >= 0")
+    return np.maximum(D - 1, 0)
+
+
+def pair_walks(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarray,
+               active: np.ndarray | None = None) -> np.ndarray:
+    """The mean of the two walks' marginal contributions of each pair: ``(N, d[, k])``.
+
+    Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
+
+    Pair ``p`` walks ``perm[p]`` (an ordering of the ``d`` features) and its reverse from
+    ``game.background[donors[p]]`` to ``game.X[rows[p]]``.  ``active`` (``(N,)`` booleans, default
+    all): pairs that are not active are not evaluated (their values are not meaningful).  The model
+    rows are asked for in the order of the pairs, then of the two walks, then of the steps, in calls
+    of at most ``game.max_rows_per_call`` rows.
+    """
+    rows, donors, perm = np.asarray(rows), np.asarray(donors), np.asarray(perm)
+    N, d = perm.shape
+    k_shape = game.outputs.shape[1:]
+    kx = (None,) * len(k_shape)
+    order = np.stack([perm, perm[:, ::-1]], axis=1)                          # (N, 2, d): feature at step
+    rank = np.argsort(order, axis=-1)                                        # (N, 2, d): step of feature
+    diff = game.differ[rows, donors]                                         # (N, d)
+    dord = np.take_along_axis(diff[:, None, :], order, axis=-1)              # (N, 2, d)
+    remaining = dord.sum(axis=-1, keepdims=True) - np.cumsum(dord, axis=-1)  # differing still off after step
+    need = dord[..., : d - 1] & (remaining[..., : d - 1] > 0)                # (N, 2, d - 1)
+    if active is not None:
+        need &= np.asarray(active, dtype=bool)[:, None, None]
+    pp, ww, tt = np.nonzero(need)
+    step = np.zeros((N, 2, max(d - 1, 0)) + k_shape)
+    for start in range(0, len(pp), game.max_rows_per_call):
+        sl = slice(start, start + game.max_rows_per_call)
+        masks = rank[pp[sl], ww[sl]] <= tt[sl, None]
+        step[pp[sl], ww[sl], tt[sl]] = game.evaluate(rows[pp[sl]], masks, donors[pp[sl]])
+    # the value after each step: evaluated where needed; f(x) once no differing feature is left;
+    # else the previous value (f(b) before the first differing feature)
+    vals = np.empty((N, 2, d + 1) + k_shape)
+    vals[:, :, 0] = game.background_outputs[donors][:, None]
+    fx = game.outputs[rows][:, None]
+    for t in range(1, d + 1):
+        if t < d:
+            here = need[:, :, t - 1][(...,) + kx]
+            done = (remaining[:, :, t - 1] == 0)[(...,) + kx]
+            vals[:, :, t] = np.where(here, step[:, :, t - 1], np.where(done, fx, vals[:, :, t - 1]))
+        else:
+            vals[:, :, t] = fx
+    gain = np.diff(vals, axis=2)                                             # (N, 2, d[, k]) by step
+    idx = np.broadcast_to(rank[(...,) + kx], gain.shape)
+    return np.take_along_axis(gain, idx, axis=2).mean(axis=1)               # (N, d[, k]) by feature
