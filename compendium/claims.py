@@ -17,7 +17,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["THRESHOLD_COLUMNS", "Claim", "ClaimsView", "Threshold", "claims_table", "show_claims"]
+__all__ = ["HOLDS_SHOWN", "THRESHOLD_COLUMNS", "Claim", "ClaimsView", "Threshold", "claims_table", "show_claims"]
+
+#: How a shown claims table says whether a claim holds: a mark and a word, never a bare True or False.
+HOLDS_SHOWN = {True: "✓\u00a0yes", False: "✗\u00a0no"}
 
 #: The columns a claims table holds for its thresholds of ours (several thresholds: ``"; "``-separated).
 THRESHOLD_COLUMNS = ("threshold", "threshold value", "stands from", "stands to")
@@ -139,16 +142,25 @@ def _one_per_claim(kind: str, column: str, values: Sequence[Any], claims: int) -
 
 
 class ClaimsView:
-    """A claims table as a notebook shows it: every cell whole (no "..."), empty cells empty."""
+    """A claims table as a notebook shows it: every cell whole (no "..."), empty cells empty; a table of
+    one claim as a list of its fields (``dl.claims-record``), which a phone reads down, not across."""
 
     def __init__(self, frame: pd.DataFrame) -> None:
         self.frame = frame
 
     def _repr_html_(self) -> str:
+        if len(self.frame) == 1:
+            import html
+
+            items = "".join(f"<dt>{html.escape(str(c))}</dt><dd>{html.escape(str(v))}</dd>"
+                            for c, v in self.frame.iloc[0].items() if str(v) != "")
+            return f'<dl class="claims-table claims-record">{items}</dl>'
         with pd.option_context("display.max_colwidth", None):
             return self.frame.to_html(index=False, na_rep="", classes="claims-table", border=0)
 
     def __repr__(self) -> str:
+        if len(self.frame) == 1:
+            return "\n".join(f"{c}: {v}" for c, v in self.frame.iloc[0].items() if str(v) != "")
         with pd.option_context("display.max_colwidth", None, "display.width", 10_000):
             return self.frame.to_string(index=False, na_rep="")
 
@@ -159,12 +171,13 @@ def show_claims(table: pd.DataFrame, **extra: Sequence[Any]) -> ClaimsView:
     the paper's words and where, and the range over which a threshold verdict stands.
 
     The verdict comes right after the test, so that on a phone, where a wide table scrolls sideways,
-    the first screen shows what was tested and how it came out; the long quotes follow.
+    the first screen shows what was tested and how it came out; the long quotes follow. Whether it
+    holds is said in a mark and a word (:data:`HOLDS_SHOWN`: "✓ yes", "✗ no"), next to our numbers.
     """
     shown = pd.DataFrame({"test": table["claim"]})
     for column, values in extra.items():
         shown[column] = _one_per_claim("extra", column, values, len(table))
-    shown["holds"] = table["holds"]
+    shown["holds"] = [HOLDS_SHOWN[bool(h)] for h in table["holds"]]
     shown["ours"] = table["ours"]
     shown["the paper's words"] = table["paper"] + table["where"].map(lambda w: f" ({w})" if w else "")
     if "threshold" in table:

@@ -9,7 +9,8 @@ for the reader:
   ✗ (an example below). :func:`check_close` measures ``max |got − want|`` itself, :func:`check_all` prints one line per
   entry of a mapping and raises after printing them all (a :class:`MaxError` keeps the largest
   error of each law over a loop, and checks them), :func:`check_table` checks a table of errors
-  and returns it as the page shows it. A check prints a number, never a bare ``True``.
+  and returns it as the page shows it, :func:`check_cell` one number of a table's column. A check
+  prints a number, never a bare ``True``.
 - **Glue.** :func:`glue` records a value under a key for the prose (``{glue:text}`key```), as
   myst-nb's ``glue(key, value, display=False)`` does, without importing myst-nb: the notebook
   runs wherever ``lib`` is installed. Outside IPython it records nothing.
@@ -17,15 +18,22 @@ for the reader:
 A check as a page writes it, and the line it prints::
 
     check("x ⊕ y against the closed product, max |error|", err, 1e-10)
-    # x ⊕ y against the closed product, max |error| < 1e-12 ≤ 1e-10 ✓
+    # x ⊕ y against the closed product, max |error| ≈ 2.2e-16 ≤ 1e-10 ✓
 
-**Same text on any CPU.** An error at the level of rounding noise (``3.1e-16`` here, ``4.4e-16``
-on another CPU, with another BLAS or SIMD kernel) would make a stored output depend on the
-machine. An upper-bound check therefore prints a value under its *floor* (by default a hundredth
-of the bound) as ``< floor``: ``max |error| < 1e-12 ≤ 1e-10 ✓`` says what the reader needs (the
-error is far inside the bound) in text nbval finds the same on every machine. Values above the
-floor are printed with two significant digits (``fmt`` for another format). The verdict is
-always decided on the exact value.
+**The label, then the measured value, the bound and the verdict.** ``=`` separates the label from
+the value (``coalitions = 254, expected 254 ✓``), and the value, the bound and the verdict are
+joined by no-break spaces, so that a narrow screen wraps the label and never leaves a ``✓`` alone
+on a line.
+
+**Rounding noise.** An error at the level of rounding noise (``2.2e-16`` here, ``4.4e-16`` on another
+CPU, with another BLAS or SIMD kernel) is printed as measured, after ``≈`` instead of ``=``:
+``max |error| ≈ 2.2e-16 ≤ 1e-10 ✓``. A value is at that level when it is under its *floor* (by
+default a hundredth of an upper bound). Its digits depend on the machine, so the notebook tests
+compare everything of the line but them: :data:`NOISE` is the pattern they read as one token
+(``conftest.py`` hands :data:`NBVAL_SANITIZE` to nbval), and a value that is no longer under its
+floor on a rerun prints ``=`` and fails the comparison, as a changed verdict does. Values above
+the floor are printed with two significant digits (``fmt`` for another format) and compared as
+they are. The verdict is always decided on the exact value.
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ import numpy as np
 
 from compendium import stable
 
-__all__ = ["CheckFailed", "MaxError", "check", "check_all", "check_close", "check_line", "check_table", "glue"]
+__all__ = ["NBVAL_SANITIZE", "NOISE", "CheckFailed", "MaxError", "check", "check_all", "check_cell", "check_close",
+           "check_line", "check_table", "glue"]
 
 #: comparison -> (its sign as printed, the test)
 _OPS = {
@@ -50,6 +59,14 @@ _OPS = {
     "==": ("=", lambda v, b: v == b),
 }
 PASS, FAIL = "✓", "✗"
+#: joins the value, the bound and the verdict: a narrow screen never breaks between them
+NBSP = "\u00a0"
+#: a value at the level of rounding noise as a check prints it (``≈ 2.2e-16``, ``≈ 0``), followed by the
+#: bound's sign or the verdict: the digits nbval does not compare
+NOISE = r"\u2248\u00a0-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?(?=\u00a0(?:[<\u2264]|\u2713))"
+#: nbval's sanitize file (``--nbval-sanitize-with``): every :data:`NOISE` value reads as one token
+#: (ASCII, so that it reads the same in any locale)
+NBVAL_SANITIZE = f"[compendium.page: a check's value at the level of rounding noise]\nregex: {NOISE}\nreplace: ~noise\n"
 
 
 class CheckFailed(AssertionError):
@@ -81,42 +98,55 @@ def _text(x: int | float, fmt: str) -> str:
     return format(x, fmt)
 
 
-def check_line(label: str, value: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
-         fmt: str = ".2g") -> tuple[str, bool]:
-    """The line :func:`check` prints, and its verdict (``True`` for ✓); nothing is printed or raised.
-
-    ``floor`` (upper-bound checks only; default a hundredth of a positive bound, ``0`` for none):
-    a value under it is printed as ``< floor`` (see the module's docstring).
-    """
+def _measure(v: int | float, b: int | float, op: str, floor: float | None, fmt: str,
+             stored: bool) -> tuple[str, str, bool]:
+    """(the value as printed, with its ``=`` or ``≈``; the bound's sign and the bound; the verdict)."""
     if op not in _OPS:
         raise ValueError(f"op must be one of {sorted(_OPS)}, got {op!r}")
-    v = _number(value, "the value")
-    b = _number(bound, "the bound")
     sign, test = _OPS[op]
     ok = not (isinstance(v, float) and math.isnan(v)) and bool(test(v, b))
     if floor is None:
         floor = b / 100 if op in ("<=", "<") and b > 0 and isinstance(v, float) else 0.0
     elif op not in ("<=", "<"):
         raise ValueError(f"a floor is for upper-bound checks (op '<=' or '<'), not {op!r}")
-    if floor and not math.isnan(v) and abs(v) < floor and ok:
-        shown = f"< {_text(float(floor), 'g')}"
+    noise = bool(floor) and ok and not math.isnan(v) and abs(v) < floor
+    if noise and stored:
+        shown = f"<{NBSP}{_text(float(floor), 'g')} (rounding noise)"
+    elif noise:
+        shown = f"≈{NBSP}{_text(float(v), '.2g')}"
     else:
-        shown = _text(v, fmt)
-    bound_text = _text(b, "g")
-    text = f"{label} {shown} {sign} {bound_text} {PASS if ok else FAIL}" if label else \
-        f"{shown} {sign} {bound_text} {PASS if ok else FAIL}"
-    return text, ok
+        shown = f"={NBSP}{_text(v, fmt)}"
+    bound = f", expected{NBSP}{_text(b, 'g')}" if op == "==" else f"{NBSP}{sign}{NBSP}{_text(b, 'g')}"
+    return shown, bound, ok
+
+
+def check_line(label: str, value: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
+               fmt: str = ".2g", stored: bool = False) -> tuple[str, bool]:
+    """The line :func:`check` prints, and its verdict (``True`` for ✓); nothing is printed or raised.
+
+    ``floor`` (upper-bound checks only; default a hundredth of a positive bound when the value is a
+    float, ``0`` for none): a value under it is rounding noise, printed after ``≈`` with two
+    significant digits (see the module's docstring). ``stored=True`` gives the text for a table
+    stored in ``data/derived``, which must be the same bytes on any machine: a value under its
+    floor is written ``< floor (rounding noise)`` there.
+    """
+    v = _number(value, "the value")
+    b = _number(bound, "the bound")
+    shown, bound_text, ok = _measure(v, b, op, floor, fmt, stored)
+    body = f"{shown}{bound_text}{NBSP}{PASS if ok else FAIL}"
+    return (f"{label} {body}" if label else body), ok
 
 
 def check(label: str, value: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
           fmt: str = ".2g") -> None:
-    """Print ``"<label> <value> <op> <bound> ✓"`` and raise :class:`CheckFailed` if the verdict is ✗.
+    """Print ``"<label> = <value> <op> <bound> ✓"`` and raise :class:`CheckFailed` if the verdict is ✗.
 
     ``label`` says what is measured (``"efficiency, max |error|"``); ``value`` is the number the
     verdict is decided on (an error, a count, a margin: never a boolean); ``op`` one of ``<=``,
-    ``<``, ``>=``, ``>``, ``==``. Integers are printed exactly, floats with ``fmt`` (two
-    significant digits), an upper-bound value under ``floor`` as ``< floor``. Returns nothing,
-    so a cell ending in a check shows only its line.
+    ``<``, ``>=``, ``>``, ``==`` (printed ``"<label> = <value>, expected <bound> ✓"``). Integers
+    are printed exactly, floats with ``fmt`` (two significant digits), an upper-bound value under
+    ``floor`` after ``≈`` (rounding noise). Returns nothing, so a cell ending in a check shows only
+    its line.
     """
     text, ok = check_line(label, value, bound, op=op, floor=floor, fmt=fmt)
     print(text)
@@ -128,7 +158,7 @@ def check_close(label: str, got: Any, want: Any, tol: float, *, floor: float | N
                 fmt: str = ".2g") -> None:
     """Check ``max |got − want| ≤ tol`` (element-wise, shapes broadcast), printing the largest error.
 
-    ``"<label>, max |error| <error> ≤ <tol> ✓"``; a NaN in either side fails.
+    ``"<label>, max |error| = <error> ≤ <tol> ✓"``; a NaN in either side fails.
     """
     a, b = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
     try:
@@ -154,11 +184,26 @@ def check_all(values: Mapping[str, Any], bound: Any, *, op: str = "<=", floor: f
         raise CheckFailed("; ".join(failed))
 
 
+def _cell(v: int | float, b: int | float, op: str, floor: float | None, fmt: str) -> tuple[str, str, bool]:
+    value_text, bound_text, ok = _measure(v, b, op, floor, fmt, False)
+    return f"{value_text.removeprefix('=' + NBSP)}{NBSP}{PASS if ok else FAIL}", f"{value_text}{bound_text}", ok
+
+
+def check_cell(value: Any, bound: Any, *, op: str = "<=", floor: float | None = None, fmt: str = ".2g") -> str:
+    """A table cell that checks one number: the number and its verdict (``"2e-10 ✓"``, ``"≈ 4.4e-16 ✓"``
+    for rounding noise), for a column whose header states the bound (``"max |error| ≤ 1e-10"``), in
+    place of a column of True/False. Raises :class:`CheckFailed` if the verdict is ✗."""
+    text, line, ok = _cell(_number(value, "the value"), _number(bound, "the bound"), op, floor, fmt)
+    if not ok:
+        raise CheckFailed(f"{line} {FAIL}")
+    return text
+
+
 def check_table(values: Any, bound: Any, *, op: str = "<=", floor: float | None = None,
                 fmt: str = ".2g") -> Any:
     """Check every number of a table (a DataFrame: one error per row and column) and return the
-    table as the page shows it: each cell its number as :func:`check` prints it, and its verdict
-    (``"< 1e-11 ✓"``). Raises :class:`CheckFailed`, naming the failing cells, if any fails.
+    table as the page shows it: each cell as :func:`check_cell` shows it (the page states the
+    bound). Raises :class:`CheckFailed`, naming the failing cells, if any fails.
     """
     import pandas as pd
 
@@ -166,13 +211,13 @@ def check_table(values: Any, bound: Any, *, op: str = "<=", floor: float | None 
         raise TypeError("check_table takes a non-empty DataFrame of numbers")
     failed = []
     shown = pd.DataFrame(index=values.index, columns=values.columns, dtype=object)
+    b = _number(bound, "the bound")
     for row in values.index:
         for column in values.columns:
-            text, ok = check_line("", values.at[row, column], bound, op=op, floor=floor, fmt=fmt)
-            value_text = text.rsplit(f" {_OPS[op][0]} ", 1)[0]
-            shown.at[row, column] = f"{value_text} {PASS if ok else FAIL}"
+            text, line, ok = _cell(_number(values.at[row, column], f"cell {row} / {column}"), b, op, floor, fmt)
+            shown.at[row, column] = text
             if not ok:
-                failed.append(f"{row} / {column}: {text}")
+                failed.append(f"{row} / {column}: {line} {FAIL}")
     if failed:
         raise CheckFailed("; ".join(failed))
     return shown
@@ -188,7 +233,7 @@ class MaxError(dict):
         errors = MaxError()
         for N in range(2, 7):
             errors["x ⊖ x = uniform"] = sx.difference(X, X) - 1 / N
-        errors.check(1e-10)        # x ⊖ x = uniform, max |error| < 1e-12 ≤ 1e-10 ✓
+        errors.check(1e-10)        # x ⊖ x = uniform, max |error| ≈ 1.1e-16 ≤ 1e-10 ✓
     """
 
     def check(self, bound: Any, *, op: str = "<=", floor: float | None = None, fmt: str = ".2g") -> None:

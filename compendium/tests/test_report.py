@@ -570,6 +570,12 @@ def test_a_shown_claims_table_puts_the_verdict_after_the_test() -> None:
     shown = report.show_claims(table, verdict=["reproduced", "contradicted"]).frame
     assert list(shown.columns) == ["test", "verdict", "holds", "ours", "the paper's words"]
     assert shown["the paper's words"].tolist() == ["A sentence. (§1)", "Another sentence. (§2)"]
+    # whether it holds in a mark and a word, not a bare True/False
+    assert [h.replace("\u00a0", " ") for h in shown["holds"]] == ["✓ yes", "✗ no"]
+    # one claim reads down, as a list of its fields, not as a one-row table a phone pans across
+    one = report.show_claims(table.iloc[:1])
+    assert one._repr_html_().startswith('<dl class="claims-table claims-record"><dt>test</dt><dd>a</dd>')
+    assert "<table" not in one._repr_html_() and repr(one).splitlines()[0] == "test: a"
     with pytest.raises(ValueError, match="extra column 'verdict': 1 values for 2 claims"):
         report.show_claims(table, verdict=["reproduced"])
     with pytest.raises(ValueError, match="key column 'data set': 3 values for 2 claims"):
