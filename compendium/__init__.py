@@ -23,6 +23,7 @@ MODULES: dict[str, str] = {
     'report': 'The reproduction report: every published number the book reproduces, classified.',
     'claims': 'The claims-table records a notebook builds (re-exported by ``report``).',
     'registry': 'The reproduction registries, read and validated (re-exported by ``report``).',
+    'reasons': "Why a claim could not be tested on the paper's set-up, and the checks of the facts that make each reason true (re-exported by ``registry``).",
     'rescience': "ReScience C's criteria, paper by paper, computed from the report: what was replicated, what was not, what could not be and why, how it reruns.",
     'stable': 'Same bytes on any machine: derived tables, orders that ties cannot flip, rounded glue.',
     'page': 'What a notebook page prints and pastes: checks that print their number, bound and verdict (asserted), and values glued into the prose without myst-nb.',

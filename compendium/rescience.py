@@ -42,7 +42,7 @@ def rescience(report: pd.DataFrame | None = None, root: str | Path | None = None
     **replicated** (the claims that hold on the paper's own set-up, its mathematical claims marked), what was
     **not replicated** (the claims that fail there, with what disagrees), what **could not be replicated
     here** and why (the claims decided on a substitute, or with no evidence at all, grouped by their declared reason,
-    :data:`compendium.registry.REASONS`), and whether the work is **rerunnable**: the figure files and stored results
+    :data:`compendium.reasons.REASONS`), and whether the work is **rerunnable**: the figure files and stored results
     of the paper's chapter that ``codecheck.yml`` lists with their sha256 and the command that makes each
     (the tests re-execute every notebook and compare its outputs). Markdown sentences, keyed by
     :data:`RESCIENCE_CRITERIA`; a criterion with nothing to say says so."""

@@ -32,8 +32,9 @@ PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                           "coalitional", "grouping")),
     "book/api-machinery.md": ("lib", "##", ("simplex", "bayesnet", "pyagrum_bridge", "khiops_nb",
                                             "kernel_comparison", "ranks", "validation")),
-    "book/api-infrastructure.md": ("compendium", "##", ("data", "stable", "page", "plotting", "report", "rescience",
-                                                        "registry", "claims", "regenerate", "parallel", "side_env")),
+    "book/api-infrastructure.md": ("compendium", "##", ("data", "stable", "page", "plotting", "report",
+                                                        "rescience", "registry", "reasons", "claims", "regenerate",
+                                                        "parallel", "side_env")),
 }
 
 #: modules of the packages that no API page documents, and why
