@@ -21,6 +21,7 @@ from types import ModuleType
 MODULES: dict[str, str] = {
     'data': 'Loaders for every data set the book uses, with sha256 verification.',
     'report': 'The reproduction report: every published number the book reproduces, classified.',
+    'verdicts': "The verdicts' words and rules: the five classes of a number (``classify``), the five outcomes of a claim and their rule (re-exported by ``report``).",
     'claims': 'The claims-table records a notebook builds (re-exported by ``report``).',
     'registry': 'The reproduction registries, read and validated (re-exported by ``report``).',
     'reasons': "Why a claim could not be tested on the paper's set-up, and the checks of the facts that make each reason true (re-exported by ``registry``).",

@@ -7,20 +7,21 @@ columns hold the paper's value and ours, whether the paper's set-up is identifie
 why it could not be), the tolerance, and the causes of deviations that a cell demonstrates. This
 module reads the registries and the CSV files and classifies everything; the book's pages, the
 chapters' results boxes and the tests call it, so no verdict is ever typed. The registry itself is
-read and validated by :mod:`compendium.registry`, whose names this module re-exports.
+read and validated by :mod:`compendium.registry`, and the classes and outcomes, with their rules, are
+:mod:`compendium.verdicts`'s; this module re-exports the names of both.
 
 Two levels (rules stated in ``CONTRIBUTING.md`` §1):
 
-**Numbers and rows** take one of five classes (:data:`STATUSES`, :func:`classify`):
-``reproduced`` (identified set-up, within a tolerance fixed before comparing; a claims row that
+**Numbers and rows** take one of five classes (:data:`~compendium.verdicts.STATUSES`,
+:func:`~compendium.verdicts.classify`): ``reproduced`` (identified set-up, within a tolerance fixed before comparing; a claims row that
 holds), ``consistent`` (the same on a set-up or model that is not the paper's), ``explained
 deviation`` (outside, and a cell demonstrates the cause), ``not reproduced`` (outside, no
 demonstrated cause), ``contradicted`` (a claims row that fails on the paper's own set-up).
 
-**Claims** take one of five outcomes (:data:`OUTCOMES`, :func:`claims`). A claim is one sentence
-of a paper, quoted exactly (every row and every table that tests it is its evidence), a clause of one
-that can differ from the sentence's other clauses, or one published table; the rule :data:`CLAIM_RULE`
-turns its evidence into ``holds`` or ``fails`` on the paper's set-up (:data:`SETUP_RULE`: what the paper
+**Claims** take one of five outcomes (:data:`~compendium.verdicts.OUTCOMES`, :func:`claims`). A claim is one
+sentence of a paper, quoted exactly (every row and every table that tests it is its evidence), a clause of one
+that can differ from the sentence's other clauses, or one published table; the rule
+:data:`~compendium.verdicts.CLAIM_RULE` turns its evidence into ``holds`` or ``fails`` on the paper's set-up (:data:`SETUP_RULE`: what the paper
 and the authors' own code, dictionaries and demos fix), ``consistent`` or ``inconsistent on a
 substitute`` (with the registry's ``reason``, never counted as holding or failing), and a claim with no
 evidence at all (the registry's ``untested``) ``could not be tested``.
@@ -54,7 +55,6 @@ from compendium.registry import (
     REGISTRY,
     REGISTRY_DIR,
     SETUP_RULE,
-    SETUPS,
     ClaimEntry,
     Evidence,
     Explanation,
@@ -82,6 +82,11 @@ from compendium.registry import (
     reason_problems,
     repo_root,
     truthy,
+)
+from compendium.verdicts import (  # re-exported: the classes and outcomes, and their rules
+    APART, BOOK_INFERENCE, CLAIM_RULE, FAILS, HOLDS, INCONSISTENT, NATURES, NO_EVIDENCE, NOT_A_CLAIM, NOT_SCORED,
+    OUTCOMES, OWN_OUTCOMES, ROLL_UP, SET_UP_CHECK, STATUSES, SUBSTITUTE, SUBSTITUTE_OUTCOMES, UNTESTED, classify,
+    is_paper_claim,
 )
 
 __all__ = [
@@ -162,54 +167,6 @@ __all__ = [
     "table_rows",
 ]
 
-#: The five classes of a published number, or of one row of a claims table.
-STATUSES = ("reproduced", "consistent", "explained deviation", "not reproduced", "contradicted")
-HOLDS, FAILS = "holds", "fails"
-SUBSTITUTE, INCONSISTENT = "consistent on a substitute", "inconsistent on a substitute"
-UNTESTED = "could not be tested"
-#: The five outcomes of a claim (:func:`claims`): two on the paper's own set-up (:data:`SETUP_RULE`), two on a
-#: set-up the book chose (a substitute), which can neither confirm nor refute the claim, and one for a claim
-#: with no evidence at all.
-OUTCOMES = (HOLDS, FAILS, SUBSTITUTE, INCONSISTENT, UNTESTED)
-#: Outcomes decided on the paper's own set-up, and on a substitute only.
-OWN_OUTCOMES, SUBSTITUTE_OUTCOMES = (HOLDS, FAILS), (SUBSTITUTE, INCONSISTENT)
-#: The status of the one row a claim with no evidence at all has in the report (the registry's ``untested``):
-#: never a published number, never counted in the classes.
-NO_EVIDENCE = "no evidence"
-#: The rule, declared once, that turns a claim's evidence into its outcome (:func:`claims`).
-CLAIM_RULE = (
-    "When the paper's own set-up is among a claim's evidence, that evidence alone decides: the claim holds "
-    "when none of its numbers or rows disagrees (each is reproduced, or an explained deviation: a cause a cell "
-    "demonstrates accounts for the paper's number), and fails when one is not reproduced or contradicted. "
-    "A claim tested only on a set-up the book chose (a substitute) can neither hold nor fail: it is consistent "
-    "on a substitute when every number or row agrees, and inconsistent on a substitute when one does not, for "
-    "the reason its tables give. A claim could not be tested only when there is no evidence at all, for a reason "
-    "a test checks; a claim with compared numbers never is. The share of its numbers or rows that agree is "
-    "always shown beside the outcome."
-)
-#: How the five classes of a number roll up into a claim's outcome, in one sentence.
-ROLL_UP = (
-    "A claim holds when every one of its numbers or rows on the paper's own set-up is reproduced or an "
-    "explained deviation, and fails when one is not reproduced or contradicted; a claim tested only on a "
-    "substitute is consistent on a substitute when every one is consistent, and inconsistent on a substitute "
-    "when one is not reproduced; a claim with no number or row at all could not be tested."
-)
-#: ``mathematical``: a theorem or closed form of the paper, checked against an independent
-#: computation (an enumeration of the game); counted apart from the ``empirical`` claims.
-NATURES = ("empirical", "mathematical")
-#: Paper cells of a claims table meaning the paper states no claim there (the row is skipped).
-#: A cell equal to one of these, or beginning with one of them followed by a space, a colon or a
-#: parenthesis ("not claimed: ..."), is not a claim of the paper.
-SET_UP_CHECK = "set-up check"
-NOT_A_CLAIM = ("", "not claimed", "assumption", SET_UP_CHECK)
-#: Paper cells beginning with this word are the book's own inference from the paper ("implied
-#: (§3): ..."), never a sentence of the paper: such a row is shown in its chapter but never scored
-#: as the paper's claim (issue 20, §3).
-BOOK_INFERENCE = "implied"
-#: What a notebook shows for a row of its claims table that the report does not score.
-NOT_SCORED = "not scored (not a claim of the paper)"
-#: Statuses shown apart from the verdicts, never counted in them.
-APART = (DERIVATION, ERRATUM, AIM)
 _AGREE = ("reproduced", "consistent")
 _DISAGREE = ("not reproduced", "contradicted")
 REPORT_COLUMNS = [
@@ -236,59 +193,6 @@ REPORT_COLUMNS = [
     "stands from",
     "stands to",
 ]
-
-
-def is_paper_claim(paper_cell: str) -> bool:
-    """Whether the paper cell of a claims-table row states a claim of the paper.
-
-    False for an empty cell, for :data:`NOT_A_CLAIM` ("not claimed", "assumption", alone or
-    followed by a reason) and for a book inference (:data:`BOOK_INFERENCE`, "implied ..."): the
-    report scores the paper's own sentences only.
-    """
-    text = str(paper_cell).strip().lower()
-    if text == "":
-        return False
-    for word in NOT_A_CLAIM[1:] + (BOOK_INFERENCE,):
-        if text == word or (text.startswith(word) and text[len(word)] in " :;,(—-"):
-            return False
-    return True
-
-
-# --------------------------------------------------------------------------- classification
-def classify(
-    paper: float,
-    ours: float,
-    tolerance: float,
-    *,
-    setup: str = "identified",
-    recovered: float | None = None,
-    erratum: bool | None = None,
-) -> str:
-    """Verdict on one published number (module docstring; ``CONTRIBUTING.md`` §1).
-
-    ``recovered`` is our number with the named cause changed (it explains the deviation when
-    it is within ``tolerance`` of ``paper``); ``erratum`` is true when the paper's own numbers
-    prove it wrong. A row with a demonstrated cause (``erratum``, or ``recovered`` within the
-    tolerance) is an explained deviation even if ours also falls within the tolerance: the cause
-    accounts for the paper's number, and the match of ours is chance.
-    """
-    if not tolerance >= 0:
-        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
-    if setup not in SETUPS:
-        raise ValueError(f"setup must be one of {SETUPS}, got {setup!r}")
-    if paper is None or (isinstance(paper, float) and math.isnan(paper)):
-        raise ValueError("the paper's value is missing: such a row is not a published number")
-
-    def close(value: float | None) -> bool:
-        return value is not None and not math.isnan(float(value)) and abs(float(value) - float(paper)) <= tolerance * (1 + 1e-9) + 1e-12
-
-    if erratum or close(recovered):
-        # a demonstrated cause accounts for the paper's number (its own numbers prove it wrong, or
-        # changing the named cause recovers it): a match of ours as well would be chance
-        return "explained deviation"
-    if close(ours):
-        return "reproduced" if setup == "identified" else "consistent"
-    return "not reproduced"
 
 
 def _float(text: str) -> float:
@@ -437,7 +341,8 @@ def table_rows(spec: TableSpec, root: str | Path | None = None) -> pd.DataFrame:
 
 def reproduction_report(specs: Sequence[TableSpec] | None = None, root: str | Path | None = None) -> pd.DataFrame:
     """Every registered published number, classified; columns :data:`REPORT_COLUMNS`. A claim with no evidence
-    at all (the registries' ``untested``) has one row of status :data:`NO_EVIDENCE`, which is no number."""
+    at all (the registries' ``untested``) has one row of status :data:`~compendium.verdicts.NO_EVIDENCE`, which is
+    no number."""
     specs = load_registry(root=root) if specs is None else specs
     frames = [table_rows(s, root) for s in specs]
     untested = load_untested(root)
@@ -488,7 +393,7 @@ def summary(report: pd.DataFrame, papers: Sequence[str] | None = None) -> pd.Dat
 
 # --------------------------------------------------------------------------- claims
 def _outcome(statuses: Sequence[str], setups: Sequence[str]) -> str:
-    """:data:`CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their set-ups)."""
+    """:data:`~compendium.verdicts.CLAIM_RULE` on one claim's evidence (the statuses of its rows, and their set-ups)."""
     rows = [(s, u) for s, u in zip(statuses, setups) if s not in APART and s != NO_EVIDENCE]
     own = [s for s, u in rows if u == "identified"]
     if own:
@@ -559,9 +464,9 @@ def claims(report: pd.DataFrame) -> pd.DataFrame:
     A claim is one sentence of a paper (the quoted ``paper value`` of claims-table rows: every row
     quoting it, in any table, is its evidence) or one published table (its numbers); :func:`table_rows`
     writes it in the ``claim`` column, and its name in words (the registries' ``claims``) in ``name``.
-    Its outcome follows :data:`CLAIM_RULE`. Derivation checks, errata and aims are not evidence and are
-    left out. Columns: ``paper``, ``claim``, ``name``, ``where``, ``nature`` (:data:`NATURES`),
-    ``outcome`` (:data:`OUTCOMES`), ``reasons`` (why the paper's set-up could not be used, from its
+    Its outcome follows :data:`~compendium.verdicts.CLAIM_RULE`. Derivation checks, errata and aims are not evidence and are
+    left out. Columns: ``paper``, ``claim``, ``name``, ``where``, ``nature`` (:data:`~compendium.verdicts.NATURES`),
+    ``outcome`` (:data:`~compendium.verdicts.OUTCOMES`), ``reasons`` (why the paper's set-up could not be used, from its
     tables' ``reason``, for a claim decided on a substitute), ``tables``, ``numbers`` (rows or numbers of
     the evidence that decides: the paper's set-up when it is among them, else every one), ``agree``
     (reproduced or consistent), ``explained`` (explained deviations), ``disagree``, ``kind`` (``numbers``
@@ -831,8 +736,8 @@ def counts(report: pd.DataFrame | None = None, root: str | Path | None = None) -
 
 def table_counts(report: pd.DataFrame, specs: Sequence[TableSpec]) -> pd.DataFrame:
     """The claims a comparison table tests, counted by outcome: one row per (paper, csv), columns ``claims`` and
-    :data:`OUTCOMES` (every claim with at least one row in the table; empirical and mathematical together). A page
-    that counts "the paper's claims about Figure 1" prints these (``{report-count}`paper:claims@table.csv```)."""
+    :data:`~compendium.verdicts.OUTCOMES` (every claim with at least one row in the table; empirical and mathematical
+    together). A page that counts "the paper's claims about Figure 1" prints these (``{report-count}`paper:claims@table.csv```)."""
     table = claims(report).set_index(["paper", "claim"])
     rows = report[~report["status"].isin(APART) & (report["status"] != NO_EVIDENCE)]
     records = []

@@ -32,7 +32,7 @@ PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                           "coalitional", "grouping")),
     "book/api-machinery.md": ("lib", "##", ("simplex", "bayesnet", "pyagrum_bridge", "khiops_nb",
                                             "kernel_comparison", "ranks", "validation")),
-    "book/api-infrastructure.md": ("compendium", "##", ("data", "stable", "page", "plotting", "report",
+    "book/api-infrastructure.md": ("compendium", "##", ("data", "stable", "page", "plotting", "report", "verdicts",
                                                         "rescience", "registry", "reasons", "claims", "regenerate",
                                                         "parallel", "side_env")),
 }
