@@ -634,6 +634,28 @@ def locate(quote: str, text: str) -> tuple[int, int] | None:
     return None
 
 
+_CAPTION = re.compile(r"^(?:Fig\.|Figure|Table) \d+[:.]")
+
+
+def paper_paragraphs(raw: str) -> str:
+    """A paper's text as quoted, paragraph by paragraph: a paragraph that starts in lower case continues the
+    sentence the page, or a figure's caption set between, interrupted (the PDF's text breaks it there), so it is
+    joined to the last paragraph before it that is not a caption."""
+    paragraphs: list[str] = []
+    for part in raw.split("\n\n"):
+        text = normalise(part)
+        if not text:
+            continue
+        if paragraphs and text[:1].islower():
+            j = len(paragraphs) - 1
+            while j > 0 and _CAPTION.match(paragraphs[j]):
+                j -= 1
+            paragraphs[j] += " " + text
+        else:
+            paragraphs.append(text)
+    return "\n\n".join(paragraphs)
+
+
 def quote_problems(rep: pd.DataFrame, specs, papers: Path, entries=(), left=()) -> list[str]:
     """Scored quotes (and quotes of claims with no evidence, and sentences left out) not found verbatim in the
     paper, and distinct quotes of one sentence that the registry does not split on purpose (a clause that can
@@ -646,7 +668,7 @@ def quote_problems(rep: pd.DataFrame, specs, papers: Path, entries=(), left=()) 
     quotes = {(p, q): "claim" for p, q in rows[["paper", "claim"]].drop_duplicates().itertuples(index=False)}
     quotes.update({(e.paper, e.sentence): "left out" for e in left})
     for paper in sorted({p for p, _ in quotes}):
-        text = "\n\n".join(normalise(p) for p in (papers / PAPER_TEXTS[paper]).read_text(encoding="utf-8").split("\n\n"))
+        text = paper_paragraphs((papers / PAPER_TEXTS[paper]).read_text(encoding="utf-8"))
         bounds = sentences(text)
         for (mine, quote), kind in quotes.items():
             if mine != paper:
@@ -683,6 +705,11 @@ def test_the_quote_checker_finds_what_it_must() -> None:
     b = locate("but at a cost of greatly increased computation time", text)
     bounds = sentences(text)
     assert [next(i for i, (s, e) in enumerate(bounds) if s <= x[0] < e) for x in (a, b)] == [2, 2]
+    # a sentence the PDF's text breaks at a page, with figure captions set between, is still one sentence
+    broken = paper_paragraphs("It is large. This\n\nFig. 3: Group sizes\n\nphenomenon can explain it.\n\nNext one.")
+    assert locate("This phenomenon can explain it.", broken)
+    assert locate("Group sizes phenomenon", broken) is None
+    assert len(sentences(broken)) == 4   # 'It is large.', 'This phenomenon ...', the caption, 'Next one.'
 
 
 def test_every_scored_quote_is_the_papers_words_and_one_claim_per_sentence() -> None:
