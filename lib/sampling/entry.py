@@ -135,9 +135,10 @@ def sample_shapley(
     Returns
     -------
     ShapleyResult
-        With ``variances`` (the variance of each estimate) and ``n_samples`` (``(n, d)``,
-        samples per feature).  Base values are exact: the mean of ``f`` over the whole
-        background.
+        With ``variances`` (the variance of each estimate), ``standard_errors`` (each value's, from
+        the method's own draws: nominal 95 % intervals ``values ± 1.96 standard_errors``; with
+        ``adjust=True``, those of the estimates before the adjustment) and ``n_samples`` (``(n, d)``,
+        samples per feature).  Base values are exact: the mean of ``f`` over the whole background.
 
     Raises
     ------
