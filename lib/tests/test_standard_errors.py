@@ -7,7 +7,7 @@ What is checked, for every registered estimator (``lib.sampling.estimators()``),
   150 seeds, on a continuous game and on a discrete one (where the strata estimator enumerates some
   background rows and walks the others); with the standard errors halved, the same check fails;
 * the standard error is 0 where the value is exact (an additive game; every stratum enumerated), and
-  ``nan`` where the draws cannot measure a spread (a single pair of walks);
+  ``nan`` where the draws cannot measure a spread (a single pair of walks, a single draw);
 * it shrinks as ``1 / sqrt(budget)``;
 * it has the values' shape, outputs included, and :func:`lib.sampling.sample_shapley` returns it.
 """
@@ -21,6 +21,7 @@ from lib import sampling
 from lib import shapley as sh
 from lib.games import Game
 from lib.sampling.strata import enumeration_rows
+from lib.sampling.strumbelj_kononenko import sampling_rows
 
 ESTIMATORS = list(sampling.estimators())
 D, M = 8, 4
@@ -141,6 +142,16 @@ def test_nan_with_a_single_pair(method):
     res = sampling.sample_shapley(_model, X, B, max_rows=1 + M + 2 * (D - 1), rng=np.random.default_rng(0),
                                   method=method)
     assert np.isnan(res.standard_errors).all()
+
+
+def test_nan_with_a_single_draw():
+    """Štrumbelj & Kononenko's Algorithm 1 with 12 draws for 8 features: the 4 features with one draw have
+    a ``nan`` standard error, the 4 with two a number."""
+    X, B = _rows("continuous")
+    res = sampling.sample_shapley(_model, X, B, max_rows=sampling_rows(12, m=M), rng=np.random.default_rng(0),
+                                  method="uniform")
+    assert (res.n_samples == [2, 2, 2, 2, 1, 1, 1, 1]).all()
+    assert np.isnan(res.standard_errors[:, 4:]).all() and np.isfinite(res.standard_errors[:, :4]).all()
 
 
 @pytest.mark.parametrize("method, kind", _cases(["continuous"]))
