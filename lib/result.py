@@ -41,6 +41,11 @@ class ShapleyResult:
     variances
         For sampled values: the estimated variance of each estimate (same shape as
         ``values``), else ``None``.
+    standard_errors
+        For sampled values: the standard error of each value (and output), from the sampler's own
+        draws (same shape as ``values``; ``0`` where the value is exact, ``nan`` where the draws
+        cannot measure a spread, e.g. a single pair of walks), else ``None``.  A nominal 95 %
+        interval is ``values ± 1.96 standard_errors``.
     n_samples
         For sampled values: the number of samples spent on each ``(row, feature)``.
     method
@@ -58,6 +63,7 @@ class ShapleyResult:
     feature_names: list[str] | None = None
     output_names: list[str] | None = None
     variances: np.ndarray | None = None
+    standard_errors: np.ndarray | None = None
     n_samples: np.ndarray | None = None
     method: str = "exact"
     model_rows: int | None = None

@@ -110,6 +110,40 @@ def _least_rows(game: Game, options: AntitheticOptions) -> int:
     return 1 + game.m + 2 * options.background_per_pair * max(game.d - 1, 0)
 
 
+def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarray, uses: np.ndarray,
+                     covered: np.ndarray, variances: np.ndarray, q: int, exact: np.ndarray) -> np.ndarray:
+    """The standard error of each returned value, from the pairs' own spread.
+
+    Where the estimate is post-stratified (the walks met every background row) and each pair has one
+    background row (``q = 1``): the pooled within-stratum variance of the pair means times
+    ``Σ_b 1 / (m^2 n_b)`` (``n_b`` pairs against ``b``), the variance of a mean of stratum means, as in
+    :mod:`lib.sampling.strata`; the plain mean's variance (``variances``) would count the spread between the
+    strata, which the post-stratified estimate does not have.  Elsewhere, and when no stratum has two pairs,
+    the square root of ``variances``.  ``nan`` where a row has a single pair (no spread to measure), and 0
+    where its values are ``exact`` (every background row met, and every walk free).
+    """
+    m = uses.shape[1]
+    out = np.sqrt(variances)
+    out[valid.sum(axis=1) < 2] = np.nan
+    out[exact] = 0.0
+    if q != 1:
+        return out
+    for i in np.flatnonzero(covered & (uses.sum(axis=1) > m)):
+        b = bg_idx[i, valid[i], 0]
+        dev = walk_means[i, valid[i], 0] - _stratified_mean(walk_means[i, valid[i], 0], b, uses[i])[b]
+        pooled = (dev**2).sum(axis=0) / (len(b) - m)
+        out[i] = np.sqrt(pooled * (1.0 / uses[i]).sum() / m**2)
+    return out
+
+
+def _stratified_mean(pair_means: np.ndarray, strata: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The mean of the pair means of each stratum ``(m, d[, k])``, ``strata[p]`` the stratum of pair ``p``
+    and ``counts`` the pairs of each (zero for a stratum without pairs)."""
+    sums = np.zeros((len(counts),) + pair_means.shape[1:])
+    np.add.at(sums, strata, pair_means)
+    return sums / np.maximum(counts, 1)[(...,) + (None,) * (pair_means.ndim - 1)]
+
+
 @register("antithetic", options=AntitheticOptions, minimum_rows=_least_rows,
           needs="one pair of walks, 2 (d - 1) rows per background row of the pair")
 def antithetic(game: Game, budget: int, rng: np.random.Generator, options: AntitheticOptions) -> ShapleyResult:
@@ -139,7 +173,9 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
         ``values`` ``(n, d)`` or ``(n, d, k)``; ``variances``: the sample variance of the pair
         means divided by their number (that of the plain mean: an upper bound for the
         post-stratified one when the background rows' games differ) (zero with a single pair: no
-        estimate); ``n_samples``: ``2 * pairs * background_per_pair`` walks per feature; base values
+        estimate); ``standard_errors``: those of the returned values (:func:`_standard_errors`: for
+        the post-stratified estimate, from the spread within the background rows' walks; ``nan`` with a
+        single pair); ``n_samples``: ``2 * pairs * background_per_pair`` walks per feature; base values
         exact (the mean of ``f`` over the whole background).
     """
     X = game.X
@@ -198,6 +234,8 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
     values = np.where(covered[(...,) + (None,) * (1 + len(k_shape))], stratified, plain)
     dev = np.where(w, pair_means - plain[:, None], 0.0)
     variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
+    exact = covered & ~walk_rows(differ_ib.sum(axis=2)).any(axis=1)        # every walk free: exact values
+    standard_errors = _standard_errors(walk_means, bg_idx, valid, uses, covered, variances, q, exact)
     base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
     return ShapleyResult(
         values=values,
@@ -207,6 +245,7 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
         feature_names=game.feature_names,
         output_names=game.output_names,
         variances=variances,
+        standard_errors=standard_errors,
         n_samples=np.repeat((2 * q * taken)[:, None], d, axis=1).astype(np.int64),
         method="antithetic-permutation",
     )

@@ -143,8 +143,10 @@ def sample_shapley(
     Returns
     -------
     ShapleyResult
-        With ``variances`` (the variance of each estimate) and ``n_samples`` (``(n, d)``,
-        samples per feature), and ``model_rows``, the model rows spent.  Base values are exact: the
+        With ``variances`` (the variance of each estimate), ``standard_errors`` (each value's, from
+        the method's own draws: nominal 95 % intervals ``values ± 1.96 standard_errors``; with
+        ``adjust=True``, those of the estimates before the adjustment), ``n_samples`` (``(n, d)``,
+        samples per feature) and ``model_rows``, the model rows spent.  Base values are exact: the
         mean of ``f`` over the whole background.
 
     Raises

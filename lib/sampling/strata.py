@@ -49,7 +49,7 @@ from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
 from lib.sampling.walk import pair_walks
 
-__all__ = ["StrataOptions", "enumeration_rows", "plan_strata", "strata"]
+__all__ = ["StrataOptions", "deal_pairs", "enumerate_stratum", "enumeration_rows", "plan_strata", "strata"]
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,11 @@ def _least_rows(game: Game, options: StrataOptions) -> int:
     return 1 + game.m + 2 * max(game.d - 1, 0)
 
 
-def _enumerate(game: Game, i: int, b: int, feats: np.ndarray, k_shape: tuple[int, ...]) -> np.ndarray:
-    """``φ(u_b)`` ``(d[, k])`` exactly: the per-row game on the subsets of the differing features."""
+def enumerate_stratum(game: Game, i: int, b: int) -> np.ndarray:
+    """``φ(u_b)`` ``(d[, k])`` exactly: the per-row game of explained row ``i`` and background row ``b`` on
+    the subsets of the features where they differ (``2^{D_b} - 2`` model rows, :func:`enumeration_rows`)."""
+    feats = np.flatnonzero(game.differ[i, b])
+    k_shape = game.outputs.shape[1:]
     D = len(feats)
     out = np.zeros((game.d,) + k_shape)
     if D == 0:
@@ -116,6 +119,15 @@ def _enumerate(game: Game, i: int, b: int, feats: np.ndarray, k_shape: tuple[int
     phi = shapley_from_game(np.moveaxis(values, 0, -1))                      # (k..., D)
     out[feats] = np.moveaxis(phi, -1, 0)
     return out
+
+
+def deal_pairs(pair_cost: np.ndarray, walked: np.ndarray, rows: int, rng: np.random.Generator) -> np.ndarray:
+    """The background rows of the pairs of walks, dealt to the ``walked`` strata in turn (each round a
+    fresh shuffle of them) while their rows (``pair_cost[b]`` each) fit in ``rows``: ``(N,)`` indices."""
+    most = max(rows, 0) // int(pair_cost[walked].min())
+    deal = np.concatenate([rng.permutation(walked) for _ in range(most // len(walked) + 1)])
+    fits = np.cumsum(pair_cost[deal]) <= rows
+    return deal[: len(deal) if fits.all() else int(np.argmin(fits))]
 
 
 @register("strata", options=StrataOptions, minimum_rows=_least_rows,
@@ -138,7 +150,10 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     ShapleyResult
         ``variances``: the pooled within-stratum variance of the pair means times
         ``Σ_{walked b} 1 / (m^2 n_b)`` (zero when every stratum is enumerated; with under two pairs in
-        every stratum, the variance of the pair means over the pairs); ``n_samples``: walks per feature
+        every stratum, the variance of the pair means over the pairs); ``standard_errors``: their square
+        roots (0 where every stratum is enumerated; ``nan`` for a row whose walked strata got under two
+        pairs: no spread to measure; on continuous data, where no stratum is enumerated, the antithetic
+        sampler's); ``n_samples``: walks per feature
         (twice the pairs) plus, for each enumerated stratum, one; base values exact.
     """
     n, d, m = game.n, game.d, game.m
@@ -148,6 +163,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     values = np.zeros((n, d) + k_shape)
     variances = np.zeros((n, d) + k_shape)
     n_samples = np.zeros((n, d), dtype=np.int64)
+    unknown = np.zeros(n, dtype=bool)                                         # walked, with under two pairs
     rows_for_strata = int(budget) - 1 - m
     differing = game.differ.sum(axis=2)                                       # (n, m)
     plans = np.array([plan_strata(differing[i], rows_for_strata) for i in range(n)]).reshape(n, m)
@@ -163,7 +179,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         left = rows_for_strata - int(enumeration_rows(D)[enumerate_b].sum())
         per_b = np.zeros((m, d) + k_shape)
         for b in np.flatnonzero(enumerate_b):
-            per_b[b] = _enumerate(game, i, int(b), np.flatnonzero(game.differ[i, b]), k_shape)
+            per_b[b] = enumerate_stratum(game, i, int(b))
         walked = np.flatnonzero(~enumerate_b)
         if len(walked) == 0:
             values[i] = per_b.mean(axis=0)
@@ -171,15 +187,12 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
             continue
         # pairs dealt to the walked strata in turn, each round a fresh shuffle, while they fit (a
         # walked stratum has D_b >= 2: those with D_b <= 1 cost nothing to enumerate)
-        pair_cost = 2 * np.maximum(D - 1, 0)
-        most = max(left, 0) // int(pair_cost[walked].min())
-        deal = np.concatenate([rng.permutation(walked) for _ in range(most // len(walked) + 1)])
-        fits = np.cumsum(pair_cost[deal]) <= left
-        donors = deal[: len(deal) if fits.all() else int(np.argmin(fits))]
+        donors = deal_pairs(2 * np.maximum(D - 1, 0), walked, left, rng)
         contrib = (pair_walks(game, np.full(len(donors), i), donors, np.argsort(rng.random((len(donors), d)), axis=1))
                    if len(donors) else np.zeros((0, d) + k_shape))
         counts = np.bincount(donors, minlength=m)
         n_samples[i] = 2 * len(donors) + int(enumerate_b.sum())
+        unknown[i] = len(donors) < 2
         if (counts[walked] > 0).all():
             sums = np.zeros((m, d) + k_shape)
             np.add.at(sums, donors, contrib)
@@ -198,6 +211,9 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
             values[i] = (per_b[enumerate_b].sum(axis=0) + len(walked) * walked_mean) / m
             if len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) / len(donors) * (len(walked) / m) ** 2
+    standard_errors = np.sqrt(variances)
+    standard_errors[unknown] = np.nan
     return ShapleyResult(values=values, base_values=game.base_values, outputs=outputs, data=game.X,
                          feature_names=game.feature_names, output_names=game.output_names,
-                         variances=variances, n_samples=n_samples, method="strata")
+                         variances=variances, standard_errors=standard_errors, n_samples=n_samples,
+                         method="strata")

@@ -21,7 +21,12 @@ One draw for feature ``i``: a random ordering and a random background row ``w``;
   values (trees), two draws are often equal, the published rule then sees ``σ_i² = 0`` and never
   samples that feature again (it is *starved* at ``min_samples``); the shrinkage fades as ``m_i``
   grows, so the allocation still tends to ``m_i ∝ σ_i``.  The returned ``variances`` are always
-  the plain sample variances.
+  the plain sample variances (divided by the draws' number).
+
+The standard error of each value is the square root of its variance (``nan`` for a feature with a
+single draw).  For ``"uniform"`` that is the standard error of a mean of independent draws; for
+``"variance"`` it is too small where the greedy rule starved a feature whose first draws happened to
+agree (``lib/tests/test_standard_errors.py`` measures both).
 
 A budget of ``max_rows`` model rows per explained row makes ``(max_rows - 1 - m) // 2`` draws:
 ``f(x)`` once, the ``m`` background rows once (the base value is exact), two rows per draw
@@ -269,6 +274,7 @@ def _strumbelj_kononenko(game: Game, options: SamplingOptions, rng: np.random.Ge
         feature_names=game.feature_names,
         output_names=game.output_names,
         variances=variances,
+        standard_errors=np.where((cnt < 2).reshape((n, d) + (1,) * len(k_shape)), np.nan, np.sqrt(variances)),
         n_samples=cnt.astype(np.int64),
         method=f"sampling-{allocation}",
     )

@@ -21,7 +21,7 @@ import numpy as np
 
 from lib.games import Game
 
-__all__ = ["pair_walks", "walk_rows"]
+__all__ = ["pair_walks", "walk_rows", "walk_values"]
 
 
 def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
@@ -36,17 +36,17 @@ def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
     return np.maximum(D - 1, 0)
 
 
-def pair_walks(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarray,
-               active: np.ndarray | None = None) -> np.ndarray:
-    """The mean of the two walks' marginal contributions of each pair: ``(N, d[, k])``.
+def walk_values(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarray,
+                active: np.ndarray | None = None) -> np.ndarray:
+    """The model's value after each step of each pair's two walks: ``(N, 2, d + 1[, k])``.
 
-    Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
-
-    Pair ``p`` walks ``perm[p]`` (an ordering of the ``d`` features) and its reverse from
-    ``game.background[donors[p]]`` to ``game.X[rows[p]]``.  ``active`` (``(N,)`` booleans, default
-    all): pairs that are not active are not evaluated (their values are not meaningful).  The model
-    rows are asked for in the order of the pairs, then of the two walks, then of the steps, in calls
-    of at most ``game.max_rows_per_call`` rows.
+    Pair ``p`` walks ``perm[p]`` (an ordering of the ``d`` features; walk 0) and its reverse (walk 1)
+    from ``game.background[donors[p]]`` (step 0) to ``game.X[rows[p]]`` (step ``d``).  ``active``
+    (``(N,)`` booleans, default all): pairs that are not active are not evaluated (their values are not
+    meaningful).  The model rows are asked for in the order of the pairs, then of the two walks, then
+    of the steps, in calls of at most ``game.max_rows_per_call`` rows; a step that switches a feature on
+    which the rows agree repeats the previous value, and the steps after the last differing feature are
+    ``f(x)``, none of them evaluated.
     """
     rows, donors, perm = np.asarray(rows), np.asarray(donors), np.asarray(perm)
     N, d = perm.shape
@@ -78,6 +78,26 @@ def pair_walks(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarra
             vals[:, :, t] = np.where(here, step[:, :, t - 1], np.where(done, fx, vals[:, :, t - 1]))
         else:
             vals[:, :, t] = fx
+    return vals
+
+
+def pair_walks(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarray,
+               active: np.ndarray | None = None) -> np.ndarray:
+    """The mean of the two walks' marginal contributions of each pair: ``(N, d[, k])``.
+
+    Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
+
+    Pair ``p`` walks ``perm[p]`` (an ordering of the ``d`` features) and its reverse from
+    ``game.background[donors[p]]`` to ``game.X[rows[p]]``.  ``active`` (``(N,)`` booleans, default
+    all): pairs that are not active are not evaluated (their values are not meaningful).  The model
+    rows are asked for in the order of the pairs, then of the two walks, then of the steps, in calls
+    of at most ``game.max_rows_per_call`` rows (:func:`walk_values`).
+    """
+    perm = np.asarray(perm)
+    vals = walk_values(game, rows, donors, perm, active)
+    k_shape = vals.shape[3:]
+    kx = (None,) * len(k_shape)
+    rank = np.argsort(np.stack([perm, perm[:, ::-1]], axis=1), axis=-1)      # (N, 2, d): step of feature
     gain = np.diff(vals, axis=2)                                             # (N, 2, d[, k]) by step
     idx = np.broadcast_to(rank[(...,) + kx], gain.shape)
     return np.take_along_axis(gain, idx, axis=2).mean(axis=1)               # (N, d[, k]) by feature

@@ -1,0 +1,191 @@
+"""Standard errors of sampled Shapley values (issue 47): every estimator of the registry reports one per value.
+
+What is checked, for every registered estimator (``lib.sampling.estimators()``), against exact values
+(:func:`lib.shapley.exact_shapley`, ``2^8`` coalitions):
+
+* nominal 95 % intervals (value ± 1.96 standard errors) cover the exact value in a band fixed below, over
+  150 seeds, on a continuous game and on a discrete one (where the strata estimator enumerates some
+  background rows and walks the others); with the standard errors halved, the same check fails;
+* the standard error is 0 where the value is exact (an additive game; every stratum enumerated), and
+  ``nan`` where the draws cannot measure a spread (a single pair of walks, a single draw);
+* it shrinks as ``1 / sqrt(budget)``;
+* it has the values' shape, outputs included, and :func:`lib.sampling.sample_shapley` returns it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lib import sampling
+from lib import shapley as sh
+from lib.games import Game
+from lib.sampling.strata import enumeration_rows
+from lib.sampling.strumbelj_kononenko import sampling_rows
+
+ESTIMATORS = list(sampling.estimators())
+D, M = 8, 4
+
+
+def _model(Z):
+    Z = np.asarray(Z, dtype=float)
+    return (np.tanh(Z[:, 0] * Z[:, 1] - Z[:, 2]) + Z[:, 2] * Z[:, 3] * np.sin(Z[:, 4] + Z[:, 5]) + 0.3 * Z[:, 6]
+            - 0.5 * Z[:, 7] * Z[:, 0])
+
+
+def _rows(kind: str):
+    rng = np.random.default_rng(6)
+    if kind == "continuous":
+        return rng.normal(size=(2, D)), rng.normal(size=(M, D))
+    return rng.integers(0, 3, (2, D)).astype(float), rng.integers(0, 3, (M, D)).astype(float)
+
+
+#: Budgets (model rows per explained row) of the coverage check: on the continuous game about 16 pairs of
+#: walks per background row (below the exact cost, 1 + 4 + 4 (2^8 - 2) = 1021) and 56 draws per feature
+#: for Štrumbelj & Kononenko's sampler; on the discrete one the strata estimator enumerates the cheap
+#: background rows of the first row and walks the others (the second row's are all enumerated: exact).
+#: Measured at these budgets: strata 0.936 and 0.930, antithetic 0.936 and 0.919, uniform 0.935 and 0.913,
+#: variance 0.82 and 0.908 (continuous, discrete).  Below them the intervals cover less (the continuous game at 200 rows, 4 pairs
+#: per background row: 0.84 for the walks, 0.875 for 12 draws per feature; the discrete game at 200 rows:
+#: 0.88-0.89): a standard error from few draws is itself uncertain.
+BUDGETS = {"continuous": 900, "discrete": 400}
+
+#: The "variance" method (Štrumbelj & Kononenko's Algorithm 2) on the continuous game: coverage 0.65-0.84
+#: at 200-1000 rows, its standard errors 0.3-0.5 of the measured spread, and four times the rows divide
+#: them by 1.49, not 2 (on the discrete game at 400 rows it covers: 0.908).  The greedy rule stops drawing for a feature whose first draws happened to agree, so the
+#: features it starves are those whose variance it underestimates: the standard errors of an adaptive
+#: allocation are not those of a fixed one.  Its checks below are expected to fail, strictly (they fail
+#: once it covers).
+UNDER_COVERING = {("variance", "continuous")}
+
+
+def _cases(kinds):
+    """(method, kind) for every estimator, those of :data:`UNDER_COVERING` expected to fail, strictly."""
+    miss = pytest.mark.xfail(strict=True, reason="adaptive allocation: UNDER_COVERING")
+    return [pytest.param(m, k, marks=miss) if (m, k) in UNDER_COVERING else (m, k) for m in ESTIMATORS for k in kinds]
+
+
+def _coverage(method: str, kind: str, scale: float = 1.0, seeds: int = 150) -> float:
+    X, B = _rows(kind)
+    exact = sh.exact_shapley(_model, X, B).values
+    hits = []
+    for s in range(seeds):
+        res = sampling.sample_shapley(_model, X, B, max_rows=BUDGETS[kind], rng=np.random.default_rng(s),
+                                      method=method)
+        se = res.standard_errors
+        # values exact to rounding (a feature that is a null player in every background row walked, or a
+        # linear term, which every walk gets exactly) have standard errors at rounding level: not counted
+        random = se > 1e-9
+        hits.append((np.abs(res.values - exact) <= 1.96 * scale * se)[random])
+    return float(np.mean(np.concatenate(hits)))
+
+
+@pytest.mark.parametrize("method, kind", _cases(["continuous", "discrete"]))
+def test_nominal_95_percent_intervals_cover_the_exact_values(method, kind):
+    """Coverage over 150 seeds x 2 rows x up to 8 features in [0.90, 0.99], a band fixed before measuring.
+
+    The intervals of one run share its draws, so they are not independent; counting only the 300 runs
+    (150 seeds x 2 rows) as independent, the binomial standard deviation of a coverage of 0.95 is 0.013:
+    0.90 is four of them below, 0.99 three above.  The band also leaves room for the finite number of
+    pairs or draws behind each standard error (a t rather than a normal quantile: about 1 % less
+    coverage with 60 degrees of freedom).  Measured values: :data:`BUDGETS`.  The "variance" method is
+    expected to miss (its standard errors are too small, :data:`UNDER_COVERING`).
+    """
+    coverage = _coverage(method, kind)
+    assert 0.90 <= coverage <= 0.99, f"{method} on the {kind} game: coverage {coverage:.3f}"
+
+
+def test_the_coverage_check_fails_with_halved_standard_errors():
+    """The check above can fail: with the default estimator's standard errors halved, nominal 95 % intervals
+    are nominal 68 % ones, and the coverage leaves the band."""
+    coverage = _coverage(sampling.DEFAULT, "continuous", scale=0.5)
+    assert not 0.90 <= coverage <= 0.99, coverage
+
+
+@pytest.mark.parametrize("method", ESTIMATORS)
+def test_zero_on_an_additive_game(method):
+    """Every walk and every draw is exact on an additive game against one background row: the values are
+    exact and their standard errors 0.  Against several background rows, the walks' estimates are exact
+    once every row has served (post-stratified), and so are their standard errors."""
+    rng = np.random.default_rng(1)
+    X, B = rng.normal(size=(3, 6)), rng.normal(size=(1, 6))
+    w = rng.normal(size=6)
+
+    def f(Z):
+        return np.asarray(Z, dtype=float) @ w
+
+    res = sampling.sample_shapley(f, X, B, max_rows=200, rng=np.random.default_rng(0), method=method)
+    np.testing.assert_allclose(res.values, (X - B) * w, atol=1e-12)
+    np.testing.assert_allclose(res.standard_errors, 0.0, atol=1e-12)
+    if method in ("strata", "antithetic"):
+        B = rng.normal(size=(4, 6))
+        res = sampling.sample_shapley(f, X, B, max_rows=400, rng=np.random.default_rng(0), method=method)
+        np.testing.assert_allclose(res.values, (X - B.mean(axis=0)) * w, atol=1e-12)
+        np.testing.assert_allclose(res.standard_errors, 0.0, atol=1e-12)
+
+
+def test_zero_where_every_stratum_is_enumerated():
+    """At the budget that pays for every background row's enumeration the strata estimator is exact, and
+    says so: standard errors exactly 0."""
+    X, B = _rows("discrete")
+    game = Game(_model, X, B)
+    needed = 1 + M + int(enumeration_rows(game.differ.sum(axis=2)).sum(axis=1).max())
+    res = sampling.sample_shapley(_model, X, B, max_rows=needed, rng=np.random.default_rng(0), method="strata")
+    np.testing.assert_allclose(res.values, sh.exact_shapley(_model, X, B).values, atol=1e-12)
+    np.testing.assert_array_equal(res.standard_errors, 0.0)
+
+
+@pytest.mark.parametrize("method", ["strata", "antithetic"])
+def test_nan_with_a_single_pair(method):
+    """One pair of walks measures no spread: the standard error is ``nan``, not 0 (the value is not exact)."""
+    X, B = _rows("continuous")
+    res = sampling.sample_shapley(_model, X, B, max_rows=1 + M + 2 * (D - 1), rng=np.random.default_rng(0),
+                                  method=method)
+    assert np.isnan(res.standard_errors).all()
+
+
+def test_nan_with_a_single_draw():
+    """Štrumbelj & Kononenko's Algorithm 1 with 12 draws for 8 features: the 4 features with one draw have
+    a ``nan`` standard error, the 4 with two a number."""
+    X, B = _rows("continuous")
+    res = sampling.sample_shapley(_model, X, B, max_rows=sampling_rows(12, m=M), rng=np.random.default_rng(0),
+                                  method="uniform")
+    assert (res.n_samples == [2, 2, 2, 2, 1, 1, 1, 1]).all()
+    assert np.isnan(res.standard_errors[:, 4:]).all() and np.isfinite(res.standard_errors[:, :4]).all()
+
+
+@pytest.mark.parametrize("method, kind", _cases(["continuous"]))
+def test_shrinks_as_one_over_the_square_root_of_the_budget(method, kind):
+    """Four times the rows for the draws, half the standard error: the ratio of the mean standard errors
+    (5 seeds each) is in [1.6, 2.5], as ``sqrt(4) = 2`` (a standard error that is the draws' spread,
+    not divided by their number, gives about 1)."""
+    X, B = _rows(kind)
+
+    def mean_se(rows):
+        return np.mean([sampling.sample_shapley(_model, X, B, max_rows=1 + M + rows, rng=np.random.default_rng(s),
+                                                method=method).standard_errors for s in range(5)])
+
+    ratio = mean_se(224) / mean_se(896)   # 224 = 16 pairs of walks of 14 rows; 112 draws of 2 rows
+    assert 1.6 <= ratio <= 2.5, ratio
+
+
+@pytest.mark.parametrize("method", ESTIMATORS)
+def test_one_per_value_and_output(method):
+    """The standard errors have the values' shape, ``(n, d, k)`` with ``k`` outputs; ``output=`` picks one."""
+    X, B = _rows("continuous")
+
+    def f(Z):
+        v = _model(Z)
+        return np.column_stack([v, np.sin(v)])
+
+    both = sampling.sample_shapley(f, X, B, max_rows=900, rng=np.random.default_rng(0), method=method)
+    assert both.standard_errors.shape == both.values.shape == (2, D, 2)
+    one = sampling.sample_shapley(f, X, B, max_rows=900, rng=np.random.default_rng(0), method=method, output=1)
+    assert one.standard_errors.shape == one.values.shape == (2, D)
+    assert np.all(np.isfinite(both.standard_errors)) and np.all(both.standard_errors >= 0)
+
+
+def test_exact_values_have_none():
+    """Exact methods report no standard errors (``None``), not zeros."""
+    X, B = _rows("discrete")
+    assert sh.exact_shapley(_model, X, B).standard_errors is None
