@@ -172,7 +172,7 @@ def show_claims(table: pd.DataFrame, **extra: Sequence[Any]) -> ClaimsView:
 
     The verdict comes right after the test, so that on a phone, where a wide table scrolls sideways,
     the first screen shows what was tested and how it came out; the long quotes follow. Whether it
-    holds is said in a mark and a word (:data:`HOLDS_SHOWN`: "✓ yes", "✗ no"), next to our numbers.
+    holds is said in a mark and a word (:data:`compendium.claims.HOLDS_SHOWN`: "✓ yes", "✗ no"), next to our numbers.
     """
     shown = pd.DataFrame({"test": table["claim"]})
     for column, values in extra.items():

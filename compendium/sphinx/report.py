@@ -163,14 +163,16 @@ def setup_text(own: Any, root: Any, notes: "Notes") -> str:
 
     if own.fact:
         notes.fact(own.reason, report.reason_fact_text(own, root))
-    return notes.label("R", f"*{report.REASONS[own.reason]}* ({own.reason}).", md(own.note).rstrip("."))
+    reasons = "; ".join(f"*{report.REASONS[r]}* ({r})" for r in own.reasons)
+    return notes.label("R", f"{reasons}.", md(own.note).rstrip("."))
 
 
 def claim_lines(i: int, claim: dict[str, Any], under: Any, tables_of: dict[str, Any], notes: Notes, root: Any) -> list[str]:
     """One claim: its verdict first, what it says, the one-line reason, its evidence share, where to check."""
     import compendium.report as report
 
-    numeric = all(tables_of[t].kind == "numeric" for t in under["table"])
+    tables = [t for t in under["table"] if t in tables_of]   # a claim with no evidence has no table
+    numeric = bool(tables) and all(tables_of[t].kind == "numeric" for t in tables)
     maths = " (maths)" if claim["nature"] == "mathematical" else ""
     if numeric:   # a published table: its name says what it claims
         lines = [f"{i}. **{claim['outcome']}**{maths} · {md(claim['name'] or claim['claim'])}\\"]
