@@ -64,6 +64,7 @@ __all__ = [
     "load_left_out",
     "load_papers",
     "load_registry",
+    "load_theses",
     "load_untested",
     "matches",
     "notebook_labels",
@@ -400,19 +401,29 @@ def _papers(root: Path, which: str = "papers") -> dict[str, str]:
     raw = _read_yaml(root / REGISTRY)
     if not isinstance(raw, dict) or not isinstance(raw.get("papers"), dict):
         raise ValueError(f"{REGISTRY}: expected a mapping 'papers' from BibTeX key to a name")
-    if not set(raw) <= {"papers", "short", "code"}:
-        raise ValueError(f"{REGISTRY}: holds only 'papers' (their 'short' names, the authors' 'code'); tables go in "
+    if not set(raw) <= {"papers", "short", "thesis", "code"}:
+        raise ValueError(f"{REGISTRY}: holds only 'papers' (their 'short' names, their 'thesis', the authors' 'code'); "
+                         f"tables go in "
                          f"{REGISTRY_DIR}/<chapter>.yaml")
     names = {str(k): str(v) for k, v in raw["papers"].items()}
     if which == "short":
         short = {str(k): str(v) for k, v in (raw.get("short") or {}).items()}
         return {k: short.get(k, v.split(":")[0]) for k, v in names.items()}
+    if which == "thesis":
+        thesis = {str(k): str(v) for k, v in (raw.get("thesis") or {}).items()}
+        return {k: thesis.get(k, "") for k in names}
     return names
 
 
 def load_papers(root: str | Path | None = None, *, short: bool = False) -> dict[str, str]:
     """The papers: BibTeX key -> name (``short=True``: the short name of narrow tables), in the book's order."""
     return _papers(Path(root) if root is not None else repo_root(), "short" if short else "papers")
+
+
+def load_theses(root: str | Path | None = None) -> dict[str, str]:
+    """What each paper claims, in one line of our words (the registry's ``thesis``; ``""`` where none is given),
+    by BibTeX key, in the book's order: the landing page opens with it."""
+    return _papers(Path(root) if root is not None else repo_root(), "thesis")
 
 
 def _parse_spec(entry: Mapping[str, Any], chapter: str, where: str, names: Mapping[str, str]) -> TableSpec:

@@ -57,7 +57,8 @@ def report_data(root: Path, env: Any = None) -> dict[str, Any]:
             counts=report.counts(table, root=root), findings=report.findings(table, root=root),
             table_counts=report.table_counts(table, specs), left_out=report.left_out(root),
             causes=report.causes(table), papers=report.load_papers(root=root),
-            short=report.load_papers(root=root, short=True), errata=report.errata(root, specs))
+            short=report.load_papers(root=root, short=True), errata=report.errata(root, specs),
+            theses=report.load_theses(root=root))
     if env is not None:
         env.note_dependency(str(root / report.REGISTRY))
         for path in sorted((root / report.REGISTRY_DIR).glob("*.yaml")):
@@ -129,6 +130,51 @@ def report_count_role(name: str, rawtext: str, text: str, lineno: int, inliner: 
     return [nodes.inline(text=str(value), classes=classes)], []
 
 
+def _verb(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
+
+
+def takeaway_lines(root: Any, env: Any) -> list[str]:
+    """One take-away per paper, the five first on the landing page (issue 46): what the paper claims (the
+    registry's ``thesis``), then what held and what did not, on whose set-up — each count a ``{report-count}``
+    of :func:`compendium.report.counts`, the failing claims named by :func:`compendium.report.claims`, the
+    reasons a substitute was used in words (:data:`compendium.registry.REASONS`)."""
+    import compendium.report as report
+
+    data = report_data(root, env)
+    counts, claims = data["counts"], data["claims"]
+    lines: list[str] = []
+    for key, short in data["short"].items():
+        if key not in counts.index:
+            continue
+        n = counts.loc[key]
+        mine = claims[(claims["paper"] == key) & (claims["nature"] == "empirical")]
+        parts = []
+        held, failed = int(n["holds"]), int(n["fails"])
+        if held or failed:
+            parts.append(f"{count(key, 'holds')} {_verb(held, 'holds', 'hold')} and {count(key, 'fails')} "
+                         f"{_verb(failed, 'fails', 'fail')} on the paper's own set-up")
+        consistent, inconsistent = int(n["consistent on a substitute"]), int(n["inconsistent on a substitute"])
+        if consistent or inconsistent:
+            substitute = mine[mine["outcome"].isin(report.SUBSTITUTE_OUTCOMES)]
+            reasons = dict.fromkeys(r.strip() for rs in substitute["reasons"] for r in str(rs).split(";") if r.strip())
+            why = "; ".join(report.REASONS[r] for r in reasons if r in report.REASONS)
+            parts.append(f"{count(key, 'consistent on a substitute')} {_verb(consistent, 'is', 'are')} consistent and "
+                         f"{count(key, 'inconsistent on a substitute')} inconsistent on a substitute"
+                         + (f" ({why})" if why else ""))
+        if int(n["could not be tested"]):
+            parts.append(f"{count(key, 'could not be tested')} could not be tested")
+        failing = [name or claim for name, claim in zip(mine.loc[mine["outcome"] == report.FAILS, "name"],
+                                                         mine.loc[mine["outcome"] == report.FAILS, "claim"])]
+        what = f" Fails: {report.as_markdown(failing[0])}" + (f", and {len(failing) - 1} more" if len(failing) > 1 else "") \
+            + "." if failing else ""
+        thesis = data["theses"].get(key, "")
+        claim = f" claim {thesis}" if thesis else ""
+        lines.append(f"- **{short}**{claim}. Of {count(key, 'claims')} claims, " + "; ".join(parts) + f".{what} "
+                     f"{{ref}}`Evidence <{paper_label(key)}>`")
+    return lines + [""]
+
+
 def findings_lines(root: Any, env: Any, papers: list[str] | None = None, *, heading: bool = True) -> list[str]:
     """Each paper's findings in sentences (:func:`compendium.report.findings`), under its name and chapter."""
     data = report_data(root, env)
@@ -179,8 +225,9 @@ def glance_lines(root: Any, env: Any, *, on_report: bool = False) -> list[str]:
 
 
 class VerdictGlance(Directive):
-    """What the book found, paper by paper, in sentences (the verdict at a glance, CSS class ``verdict-glance``),
-    then the claims counted by outcome (CSS class ``verdict-counts``)."""
+    """One take-away per paper (CSS class ``verdict-takeaways``), then what the book found, paper by paper, in
+    sentences (the verdict at a glance, CSS class ``verdict-glance``), then the claims counted by outcome (CSS
+    class ``verdict-counts``)."""
 
     has_content = False
 
@@ -188,7 +235,8 @@ class VerdictGlance(Directive):
         env = self.state.document.settings.env
         root = root_of(self)
         out = []
-        for classes, lines in ((["verdict-glance", "findings"], findings_lines(root, env)),
+        for classes, lines in ((["verdict-takeaways"], takeaway_lines(root, env)),
+                               (["verdict-glance", "findings"], findings_lines(root, env)),
                                (["verdict-counts"], glance_lines(root, env))):
             box = nodes.container(classes=classes)
             self.state.nested_parse(StringList(lines, source=env.docname), 0, box)

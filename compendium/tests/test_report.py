@@ -261,8 +261,12 @@ def test_real_registry_evidence() -> None:
 def test_papers_registry_holds_only_papers(tmp_path: Path) -> None:
     # the top registry names the papers; a table there (the old single registry) is refused
     papers = yaml.safe_load((REPO_ROOT / "data" / "derived" / "reproduction.yaml").read_text(encoding="utf-8"))
-    assert set(papers) == {"papers", "short", "code"} and set(papers["short"]) == set(papers["papers"])
+    assert set(papers) == {"papers", "short", "thesis", "code"} and set(papers["short"]) == set(papers["papers"])
     assert set(papers["code"]) == set(papers["papers"])   # the authors' repositories, per paper (possibly none)
+    # what each paper claims, in one line of our words: the landing page opens with it (never a count or verdict)
+    assert set(papers["thesis"]) == set(papers["papers"]) and all(papers["thesis"].values())
+    assert report.load_theses(REPO_ROOT) == {k: papers["thesis"][k] for k in papers["papers"]}
+    assert not any(re.search(r"\d|hold|fail|consistent", t) for t in papers["thesis"].values())
     _write(tmp_path, [], {})
     registry = tmp_path / "data" / "derived" / "reproduction.yaml"
     registry.write_text(yaml.safe_dump({"papers": {"p1": "Paper one"}, "tables": [{"csv": "t.csv"}]}))

