@@ -476,8 +476,9 @@ def sample_shapley_compositions(
 
     The budget ``max_rows`` is in model rows per explained row, ``method`` a name of
     :mod:`lib.sampling` and ``options`` its options object, as in :func:`lib.sampling.sample_shapley`.
-    ``method="strata"`` (the default, the book's recommended estimator, :mod:`lib.sampling.strata`):
-    each background row's game enumerated where that costs no more than walking it, else walked by
+    Not given, ``method`` is the default estimator, :data:`lib.sampling.registry.DEFAULT`, the book's
+    recommended one.  ``method="strata"`` (:mod:`lib.sampling.strata`): each background row's game
+    enumerated where that costs no more than walking it, else walked by
     ``method="antithetic"``, antithetic permutation sampling (:mod:`lib.sampling.antithetic`) of the
     ILR coordinates, each walk a sample of every feature's composition.  ``method="uniform"`` and ``"variance"``: the paper's Appendix D,
     Algorithms 1-2 (:mod:`lib.sampling.strumbelj_kononenko`).  One draw of Algorithm 1 is

@@ -3,8 +3,8 @@
 Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 
 The estimator is now a plug-in of :mod:`lib.sampling`, run by
-``lib.sampling.sample_shapley(model, X, background, max_rows=..., rng=..., method="antithetic")``
-(the default method).  This module keeps its names for one release: :func:`antithetic_shapley`
+``lib.sampling.sample_shapley(model, X, background, max_rows=..., rng=..., method="antithetic")``.
+This module keeps its names for one release: :func:`antithetic_shapley`
 warns (``DeprecationWarning``) and calls it; :func:`antithetic_rows`, :func:`walk_rows` and
 :func:`pairs_for_budget` are :mod:`lib.sampling.antithetic`'s.
 """
@@ -43,7 +43,7 @@ def antithetic_shapley(
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
 ) -> ShapleyResult:
-    """Deprecated: ``lib.sampling.sample_shapley(..., method="antithetic")`` (the default).
+    """Deprecated: ``lib.sampling.sample_shapley(..., method="antithetic")``.
 
     Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 

@@ -400,14 +400,16 @@ def check_inputs(
 
 def check_enumerable(d: int, max_features: int) -> None:
     """The limits of an enumeration of all ``2**d`` coalitions: at most ``max_features`` features
-    (and 62: coalitions are int64 bitmasks), else a ``ValueError`` that names the book's estimator
-    beyond exact enumeration."""
+    (and 62: coalitions are int64 bitmasks), else a ``ValueError`` that points to the book's sampler
+    beyond exact enumeration and its default estimator (``lib.sampling.DEFAULT``, not named here:
+    :mod:`lib.sampling` imports this module)."""
     limit = min(max_features, 62)
     if d > limit:
         raise ValueError(
             f"exact Shapley values enumerate all 2**d coalitions: d={d} features exceeds the limit of "
-            f"{limit} (2**{limit} coalitions per row). Estimate them with lib.sampling.sample_shapley (antithetic "
-            "permutation sampling, the book's default): sample_shapley(f, X, background, max_rows=..., "
+            f"{limit} (2**{limit} coalitions per row). Estimate them with lib.sampling.sample_shapley, which runs "
+            "the default estimator, lib.sampling.DEFAULT, unless method= names another of "
+            "lib.sampling.estimators(): sample_shapley(f, X, background, max_rows=..., "
             "rng=np.random.default_rng(0)), max_rows the model rows to spend per explained row; or group "
             "the features (lib.coalitional)."
         )

@@ -25,10 +25,12 @@
   content" over the words "Show code cell source") is named by the words it shows (axe-core rule
   ``label-content-name-mismatch``, serious): the label is dropped.
 - ``book/_static/accessibility.js`` (added to every page) fixes two buttons the theme only
-  shows when JavaScript runs (axe-core rule ``label-content-name-mismatch``, serious).
+  shows when JavaScript runs (axe-core rule ``label-content-name-mismatch``, serious): a search
+  button that shows text is named by it, and one that shows only its icon (a phone's) keeps its
+  label (rule ``button-name``, critical), at whatever width.
 
-``tests/browser/test_rendered_book.py`` runs axe-core on every page and fails on any serious
-or critical violation.
+``tests/browser/test_rendered_book.py`` runs axe-core on every page, at 400 and 1400 px, and fails
+on any serious or critical violation.
 """
 
 from __future__ import annotations

@@ -402,3 +402,112 @@ def test_rounded_numbers_are_glued_through_one_helper() -> None:
              for path, number, cell in _notebook_cells() if cell["cell_type"] == "code"
              for line in "".join(cell["source"]).splitlines() if _ROUNDED_BY_HAND.search(line)]
     assert not found, "glue a rounded number with compendium.stable.glue_number:\n" + "\n".join(found)
+
+
+# --------------------------------------------------------------------------- the default estimator
+#: Other words that name a registered estimator in prose, beside its registry name.
+ESTIMATOR_ALIASES = {"strata": [r"stratified\s+sampling"], "uniform": [r"Algorithm\s+1"], "variance": [r"Algorithm\s+2"]}
+#: Where the default estimator may be named: every tracked text of these folders (and the root's pages).
+DEFAULT_SCAN = ("lib", "compendium", "benchmarks", "scripts", "tools", "tests", "book", "notebooks", "data")
+_SKIP_DIRS = {"_build", ".side-envs", "node_modules", "__pycache__", ".ipynb_checkpoints", "third_party"}
+
+
+def _mention(name: str) -> str:
+    """A regex of a mention of the estimator ``name``: quoted (``method="name"``, `name`), as a noun
+    phrase (the name sampler / sampling / estimator / permutation(s)), bare in parentheses, or an alias."""
+    word = re.escape(name)
+    forms = [rf"[`\"']*(?:method\s*=\s*)?[`\"']+{word}[`\"']+", rf"\b{word}\s+(?:estimator|sampler|sampling|permutations?)\b",
+             rf"(?<=\()\s*{word}\s*(?=\))"] + ESTIMATOR_ALIASES.get(name, [])
+    return "(?:" + "|".join(forms) + ")"
+
+
+def miscalled_defaults(text: str, default: str, names: list[str]) -> list[str]:
+    """The places of ``text`` that call an estimator of ``names`` other than ``default`` the default:
+    "default, the X estimator", "default is `method="X"`", "default (X)" (the default first), and
+    "`X`, the default", "``method="X"`` (the default method)", "X permutation sampling, the book's
+    default" (the estimator first), whatever the case; Python comments' ``#`` and the joints of
+    implicitly concatenated strings are read through."""
+    flat = re.sub(r"\n[ \t]*#+[ \t]*", " ", text)
+    flat = re.sub(r"[\"']\s*\n\s*[fr]?[\"']", "", flat)
+    found = []
+    for name in names:
+        if name == default:
+            continue
+        mention = _mention(name)
+        called = [
+            rf"\bdefault\b(?:\s+(?:estimator|method|sampler))?(?:\s+past\s+exact(?:\s+enumeration)?)?"
+            rf"\s*(?:\bis\b|[:,(=—–])\s*(?:[\w'’]+\s+){{0,3}}\(?\s*{mention}",
+            rf"{mention}[)`\"']*(?:\s+[\w'’-]+){{0,3}}\s*(?:[,:(—–]|\bis\b)\s*(?:(?:the|its|book's|book’s)\s+)*default\b",
+        ]
+        for pattern in called:
+            found += [f"{name}: {' '.join(m.group(0).split())}" for m in re.finditer(pattern, flat, re.I)]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("text", "default", "expected"),
+    [
+        # the old texts, each calling antithetic sampling the default while the registry says strata
+        ('"""Antithetic permutation sampling, ``method="antithetic"``: the book\'s default estimator past exact.',
+         "strata", 1),
+        ('run by ``sample_shapley(..., method="antithetic")``\n(the default method).', "strata", 1),
+        ('"lib.sampling.sample_shapley (antithetic "\n            "permutation sampling, the book\'s default): "',
+         "strata", 1),
+        ("The library's sampler implements both (its default is the antithetic sampler of {doc}`03-estimators`)",
+         "strata", 1),
+        ("    # the one entry point of the API, whose default is the book's estimator (antithetic sampling)",
+         "strata", 1),
+        ("The book's default is `method=\"strata\"`; the default (strata), antithetic, uniform", "antithetic", 2),
+        ("the sampler with its default, the strata estimator; `strata`, the default; the book's default, "
+         "stratified sampling by background row", "antithetic", 3),
+        ('``method="uniform"`` (the default), Algorithm 2, the default', "strata", 2),
+        # the same sentences naming the registry's default, and sentences that only mention both
+        ("The book's default is `method=\"strata\"`; the default (strata), antithetic, uniform", "strata", 0),
+        ("This section shows the estimator behind the sampler's default, why its variance is never above the "
+         "antithetic sampler's", "strata", 0),
+        ("On continuous data the default cannot enumerate a stratum, and it is the antithetic sampler", "strata", 0),
+        ("the default in black with its quartile band, the antithetic sampler dashed", "strata", 0),
+        ('Estimate them with sample_shapley (its default estimator, lib.sampling.registry.DEFAULT)', "strata", 0),
+        ("AntitheticOptions(n_pairs=...); default its defaults. rng=np.random.default_rng(0)", "strata", 0),
+    ],
+)
+def test_miscalled_defaults_detector(text: str, default: str, expected: int) -> None:
+    names = ["strata", "antithetic", "uniform", "variance"]
+    assert len(miscalled_defaults(text, default, names)) == expected, miscalled_defaults(text, default, names)
+
+
+def _texts_naming_estimators() -> list[tuple[str, str]]:
+    """(where, text) for every page, docstring and message that may name an estimator: the
+    repository's Markdown, Python and JavaScript files (the root's and those of DEFAULT_SCAN), and
+    every cell of every notebook (prose, captions, code and its strings)."""
+    found = []
+    files = [p for p in REPO_ROOT.glob("*.md")]
+    for folder in DEFAULT_SCAN:
+        files += [p for suffix in ("*.md", "*.py", "*.js", "*.ipynb") for p in (REPO_ROOT / folder).rglob(suffix)
+                  if not _SKIP_DIRS & set(p.relative_to(REPO_ROOT).parts)]
+    for path in sorted(set(files)):
+        if path.resolve() == Path(__file__).resolve():
+            continue  # this file plants the faults it looks for
+        where = str(path.relative_to(REPO_ROOT))
+        if path.suffix == ".ipynb":
+            for number, cell in enumerate(json.loads(path.read_text(encoding="utf-8"))["cells"]):
+                found.append((f"{where} cell {number}", "".join(cell["source"])))
+                caption = cell.get("metadata", {}).get("mystnb", {}).get("figure", {}).get("caption")
+                if caption:
+                    found.append((f"{where} cell {number} caption", str(caption)))
+        else:
+            found.append((where, path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_only_the_registry_default_is_called_the_default() -> None:
+    # issue 46: one name for the default estimator in every page, docstring and message, the
+    # registry's (lib.sampling.registry.DEFAULT); a text that needs the name reads it from there
+    from lib.sampling import registry
+
+    names = list(registry.estimators())
+    texts = _texts_naming_estimators()
+    assert any(where.startswith("lib/sampling/") for where, _ in texts) and any(".ipynb cell" in w for w, _ in texts)
+    found = [f"{where}: {hit}" for where, text in texts for hit in miscalled_defaults(text, registry.DEFAULT, names)]
+    assert not found, (f"texts that call an estimator other than lib.sampling.registry.DEFAULT ({registry.DEFAULT!r}) "
+                       "the default (name it from the registry, or not at all):\n" + "\n".join(found))

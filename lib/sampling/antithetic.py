@@ -1,4 +1,4 @@
-"""Antithetic permutation sampling, ``method="antithetic"``: the book's default estimator past exact.
+"""Antithetic permutation sampling, ``method="antithetic"``: orderings walked forwards and backwards.
 
 Book: :ref:`eq-found-shapley-perm` (notebooks/00-foundations/01-shapley-values.ipynb).
 

@@ -122,8 +122,9 @@ def sample_shapley(
         A ``numpy.random.Generator``, e.g. ``np.random.default_rng(0)``, or an int seed ``s``, the
         same as ``np.random.default_rng(s)`` (scikit-learn's convention).
     method
-        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``): ``"strata"`` (the
-        default, the book's recommended estimator, :mod:`lib.sampling.strata`: each background row's
+        A name registered in :mod:`lib.sampling` (``lib.sampling.estimators()``, the default
+        first); not given, the default estimator, :data:`lib.sampling.registry.DEFAULT`, the book's
+        recommended one.  ``"strata"`` (:mod:`lib.sampling.strata`: each background row's
         game enumerated where that costs no more than walking it, else walked as by
         ``"antithetic"``), ``"antithetic"`` (:mod:`lib.sampling.antithetic`, orderings walked
         forwards and backwards, Mitchell et al., 2022), ``"uniform"`` and ``"variance"``

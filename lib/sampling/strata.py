@@ -1,4 +1,4 @@
-"""Background strata, each enumerated or walked: ``method="strata"``, the book's default estimator.
+"""Background strata, each enumerated or walked: ``method="strata"``.
 
 Book: :ref:`eq-found-strata` (notebooks/00-foundations/03-estimators.ipynb).
 

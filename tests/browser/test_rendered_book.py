@@ -18,9 +18,10 @@ notebooks, the landing pages, the back matter) it checks that
 - on a phone, MathJax 4 breaks a display equation too wide for the column into lines: none
   scrolls except the few listed in ``KNOWN_WIDE``, which cannot break;
 - axe-core (4.14.1, vendored in ``tests/browser/axe-core/`` from the npm registry, injected into
-  the page: no network) finds no *serious* or *critical* accessibility violation; the others
-  (minor, moderate) are counted per rule and printed at the end of the run, and written to
-  ``_build/accessibility.txt``;
+  the page: no network) finds no *serious* or *critical* accessibility violation, on a phone
+  (400 px) and on a desktop (1400 px): the theme shows other controls at each width (an icon-only
+  search button on a phone, a search field on a desk); the others (minor, moderate) are counted
+  per rule and width, printed at the end of the run, and written to ``_build/accessibility.txt``;
 - the page reads as its findings (issue 30), at 400 and 1400 px: no code shown over 40 lines;
   no table cell cut with "…" or "...", none showing NaN; every table seen whole (or scrolling in
   its own box, with a sign that more is there); no page wider than a phone's screen; no raw
@@ -306,6 +307,7 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     info["display"] = display
     info["overflow"] = page.evaluate(checks.PAGE_OVERFLOW)
     info.update(_reading_checks(page, desk=False))
+    info["axe"] = _axe(page)
     if display:
         widest = max(range(len(display)), key=lambda i: display[i]["width"])
         page.evaluate(
@@ -324,12 +326,17 @@ def visited(browser: Any, site: str) -> dict[str, dict[str, Any]]:
         pages = {p: _visit(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
     finally:
         reader.page.close()
-    _write_report(pages)
+    _write_report(pages, DESKTOP)
     return pages
 
 
-def _write_report(pages: dict[str, dict[str, Any]]) -> None:
-    """Count the accessibility violations by impact and rule, over every page, into REPORT."""
+#: width -> the lines of REPORT for that width (each width's tab adds its own when it has read every page)
+_REPORTED: dict[int, list[str]] = {}
+
+
+def _write_report(pages: dict[str, dict[str, Any]], width: int) -> None:
+    """Count the accessibility violations by impact and rule, over every page read at ``width``,
+    into REPORT (beside those of the other width, if it has been read)."""
     counts: dict[tuple[str, str, str], list[int]] = {}
     for info in pages.values():
         for v in info["axe"]:
@@ -337,13 +344,14 @@ def _write_report(pages: dict[str, dict[str, Any]]) -> None:
             pages_and_nodes[0] += 1
             pages_and_nodes[1] += len(v["nodes"])
     order = {"critical": 0, "serious": 1, "moderate": 2, "minor": 3}
-    lines = [f"axe-core 4.14.1 on {len(pages)} pages at {DESKTOP} px: violations by impact and rule"]
+    lines = [f"axe-core 4.14.1 on {len(pages)} pages at {width} px: violations by impact and rule"]
     for (impact, rule, help_), (npages, nodes) in sorted(counts.items(), key=lambda kv: (order.get(kv[0][0], 9), kv[0][1])):
         lines.append(f"  {impact:<8} {rule}: {nodes} element(s) on {npages} page(s) ({help_})")
     if not counts:
         lines.append("  none")
+    _REPORTED[width] = lines
     REPORT.parent.mkdir(parents=True, exist_ok=True)
-    REPORT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    REPORT.write_text("".join("\n".join(_REPORTED[w]) + "\n" for w in sorted(_REPORTED)), encoding="utf-8")
     print("\n" + "\n".join(lines))
 
 
@@ -351,9 +359,11 @@ def _write_report(pages: dict[str, dict[str, Any]]) -> None:
 def on_phone(browser: Any, site: str) -> dict[str, dict[str, Any]]:
     reader = Reader(browser, PHONE, 860)
     try:
-        return {p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+        pages = {p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
     finally:
         reader.page.close()
+    _write_report(pages, PHONE)
+    return pages
 
 
 def test_every_chapter_and_the_back_matter_are_visited() -> None:
@@ -479,11 +489,13 @@ def test_axe_core_is_the_pinned_release() -> None:
     assert f"sha256-{digest}" == AXE_SRI, "tests/browser/axe-core/axe.min.js is not axe-core 4.14.1 (run fetch.sh)"
 
 
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
 @pytest.mark.parametrize("page", PAGES)
-def test_no_serious_accessibility_violation(visited: dict[str, dict[str, Any]], page: str) -> None:
-    violations = visited[page]["axe"]
+def test_no_serious_accessibility_violation(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                            page: str, width: int) -> None:
+    violations = (on_phone if width == PHONE else visited)[page]["axe"]
     failing = [f"{v['impact']} {v['id']} ({v['help']}): {v['nodes'][:3]}" for v in violations if v["impact"] in AXE_FAIL]
-    assert not failing, f"axe-core: {failing}"
+    assert not failing, f"axe-core at {width} px: {failing}"
 
 
 # ---------------------------------------------------------------------------------------------
