@@ -14,13 +14,14 @@ from the module's own constants. :mod:`compendium.regenerate` reads them (``pyth
 
 acv_lucas
     Amoukou & Brunel's ACV library beside the exact SDPs (chapter 3, ``06-acv``, which reads its
-    tables; ``scripts/acv_lucas.py``).
+    tables; ``scripts/acv_lucas.py``), and the authors' own LUCAS demo refitted, on which
+    ``03-swing-shapley-figure-1`` judges Figure 1.
 coal_authors
     The authors' coalitional code run beside the book's, on the book's models, in a side environment
     (chapter 5, ``05-authors-code``; ``scripts/coal_authors.py``, worker ``scripts/_coal_authors_worker.py``).
 coal_grid
     The coalitional paper's Figures 1-2 grid (chapter 5, ``03-time-and-error``; ``scripts/coal_grid.py``),
-    and the paper's words about them, which ``04-many-attributes`` and the foundations'
+    and the paper's words about them, which ``02-groups``, ``04-many-attributes`` and the foundations'
     ``03-estimators`` test too.
 coal_many
     Coalitional explanations on many attributes (chapter 5, ``04-many-attributes``; ``scripts/coal_many.py``).
