@@ -113,25 +113,27 @@ def _object_inf(values: np.ndarray) -> np.ndarray:
     return np.vectorize(_is_inf, otypes=[bool])(values) if values.size else np.zeros(values.shape, dtype=bool)
 
 
+def _text_number(v: Any) -> float | None:
+    """The number a model would read from a string (``float('inf')``, ``float('NaN')``), else ``None``."""
+    if isinstance(v, (str, bytes, np.str_)):
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    return None
+
+
 def _is_inf(v: Any) -> bool:
     if isinstance(v, (float, np.floating)):
         return bool(np.isinf(v))
-    if isinstance(v, (str, bytes, np.str_)):
-        try:
-            return bool(np.isinf(float(v)))
-        except ValueError:
-            return False
-    return False
+    x = _text_number(v)
+    return x is not None and bool(np.isinf(x))
 
 
 def _is_nan_text(v: Any) -> bool:
     """A string a model would read as a missing number (``'nan'``, ``'NaN'``)."""
-    if isinstance(v, (str, bytes, np.str_)):
-        try:
-            return bool(np.isnan(float(v)))
-        except ValueError:
-            return False
-    return False
+    x = _text_number(v)
+    return x is not None and bool(np.isnan(x))
 
 
 def check_finite(X: Any, name: str = "X", allow_nan: bool | None = False, nan_remedy: str | None = None) -> None:

@@ -17,6 +17,8 @@ import tomllib
 from importlib import metadata
 from pathlib import Path
 
+from lib.tests.helpers import imported_packages
+
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "distributions" / "shapley-book-compendium"
 #: import name -> distribution name, where they differ
@@ -41,21 +43,14 @@ def test_compendium_imports_only_what_its_distribution_installs() -> None:
     std = set(sys.stdlib_module_names) | {"__future__", "lib", "compendium", "install_cell"}
     missing = []
     for path in sorted(p for p in (ROOT / "compendium").rglob("*.py") if "tests" not in p.parts):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        at_top = {id(node) for node in tree.body}
         sphinx = "sphinx" in path.relative_to(ROOT).parts
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
+        for name, at_import in imported_packages(path):
+            if name in std:
                 continue
-            for name in {n.split(".")[0] for n in names} - std:
-                dist = DISTRIBUTION.get(name, name).lower()
-                allowed = required if id(node) in at_top and not sphinx else required | set().union(*extras.values())
-                if dist not in allowed:
-                    missing.append(f"{path.relative_to(ROOT)}: {dist}")
+            dist = DISTRIBUTION.get(name, name).lower()
+            allowed = required if at_import and not sphinx else required | set().union(*extras.values())
+            if dist not in allowed:
+                missing.append(f"{path.relative_to(ROOT)}: {dist}")
     assert missing == [], f"imported by compendium but in no dependency or extra of its distribution: {missing}"
     assert {"jupyter-book", "sphinx"} <= extras["book"] and "dask" in extras["cluster"]
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -17,3 +21,20 @@ def toy_data(n: int = 400, seed: int = 0) -> tuple[pd.DataFrame, pd.Series]:
         "weight": rng.gamma(2.0 + y, size=n),
     })
     return X, pd.Series(np.where(y == 1, "yes", "no"), name="label")
+
+
+def imported_packages(path: Path) -> Iterator[tuple[str, bool]]:
+    """The top-level package of every absolute import of a Python file, with whether the import runs when the
+    module is imported (a statement of the module's body) or later (inside a function): the packaging tests
+    of lib and of compendium read them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    at_top = {id(node) for node in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for root in dict.fromkeys(n.split(".")[0] for n in names):
+            yield root, id(node) in at_top

@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
-import ast
 import re
 import sys
 import tomllib
 from pathlib import Path
+
+from lib.tests.helpers import imported_packages
 
 REPO_ROOT = Path(__file__).resolve().parents[2]  # the repository's root (lib never imports the book's machinery)
 
@@ -31,20 +32,10 @@ def _imports() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     std = set(sys.stdlib_module_names) | {"__future__"}
     for path in sorted(p for p in (REPO_ROOT / "lib").rglob("*.py") if "tests" not in p.parts):
         module = ".".join(path.relative_to(REPO_ROOT).with_suffix("").parts)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        at_top = {id(node) for node in tree.body}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                names = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
-            else:
+        for root, at_import in imported_packages(path):
+            if root in std or root == "lib":
                 continue
-            for name in names:
-                root = name.split(".")[0]
-                if root in std or root == "lib":
-                    continue
-                (top if id(node) in at_top else nested).setdefault(module, set()).add(DISTRIBUTION.get(root, root))
+            (top if at_import else nested).setdefault(module, set()).add(DISTRIBUTION.get(root, root))
     return top, nested
 
 
