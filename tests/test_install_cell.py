@@ -104,10 +104,10 @@ def _run_cell(monkeypatch: pytest.MonkeyPatch, *, version: str, commit: str, min
 
 def test_the_cell_tries_the_local_wheel_the_release_then_the_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     commit = "0123456789abcdef0123456789abcdef01234567"
-    asked, err = _run_cell(monkeypatch, version="0.2.0", commit=commit, mine="/tmp/my/shapley_book_lib-0.2.0.whl")
+    asked, err = _run_cell(monkeypatch, version="0.2.0", commit=commit, mine="wheels/shapley_book_lib-0.2.0.whl")
     at = f"{REPOSITORY}/releases/download/v0.2.0"
     assert asked == [
-        ["/tmp/my/shapley_book_lib-0.2.0.whl"],
+        ["wheels/shapley_book_lib-0.2.0.whl"],
         [f"shapley-book-lib[peers] @ {at}/shapley_book_lib-0.2.0-py3-none-any.whl",
          f"shapley-book-compendium @ {at}/shapley_book_compendium-0.2.0-py3-none-any.whl"],
         [f"shapley-book-lib[peers] @ git+{REPOSITORY}@{commit}",
