@@ -158,16 +158,18 @@ def takeaway_lines(root: Any, env: Any) -> list[str]:
         if consistent or inconsistent:
             substitute = mine[mine["outcome"].isin(report.SUBSTITUTE_OUTCOMES)]
             reasons = dict.fromkeys(r.strip() for rs in substitute["reasons"] for r in str(rs).split(";") if r.strip())
-            why = "; ".join(report.REASONS[r] for r in reasons if r in report.REASONS)
+            why = "; ".join(report.REASONS[r] for r in reasons)
             parts.append(f"{count(key, 'consistent on a substitute')} {_verb(consistent, 'is', 'are')} consistent and "
                          f"{count(key, 'inconsistent on a substitute')} inconsistent on a substitute"
                          + (f" ({why})" if why else ""))
         if int(n["could not be tested"]):
             parts.append(f"{count(key, 'could not be tested')} could not be tested")
-        failing = [name or claim for name, claim in zip(mine.loc[mine["outcome"] == report.FAILS, "name"],
-                                                         mine.loc[mine["outcome"] == report.FAILS, "claim"])]
-        what = f" Fails: {report.as_markdown(failing[0])}" + (f", and {len(failing) - 1} more" if len(failing) > 1 else "") \
-            + "." if failing else ""
+        failed_claims = mine[mine["outcome"] == report.FAILS]
+        failing = [name or claim for name, claim in zip(failed_claims["name"], failed_claims["claim"])]
+        what = ""
+        if failing:
+            more = f", and {len(failing) - 1} more" if len(failing) > 1 else ""
+            what = f" Fails: {report.as_markdown(failing[0])}{more}."
         thesis = data["theses"].get(key, "")
         claim = f" claim {thesis}" if thesis else ""
         lines.append(f"- **{short}**{claim}. Of {count(key, 'claims')} claims, " + "; ".join(parts) + f".{what} "
