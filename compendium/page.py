@@ -27,7 +27,8 @@ on a line.
 
 **Rounding noise.** An error at the level of rounding noise (``2.2e-16`` here, ``4.4e-16`` on another
 CPU, with another BLAS or SIMD kernel) is printed as measured, after ``≈`` instead of ``=``:
-``max |error| ≈ 2.2e-16 ≤ 1e-10 ✓``. A value is at that level when it is under its *floor* (by
+``max |error| ≈ 2.2e-16 ≤ 1e-10 ✓``, always one decimal in scientific notation, so that it takes one width
+(pandas pads a table's column to its widest cell). A value is at that level when it is under its *floor* (by
 default a hundredth of an upper bound). Its digits depend on the machine, so the notebook tests
 compare everything of the line but them: :data:`NOISE` is the pattern they read as one token
 (``conftest.py`` hands :data:`NBVAL_SANITIZE` to nbval), and a value that is no longer under its
@@ -61,8 +62,9 @@ _OPS = {
 PASS, FAIL = "✓", "✗"
 #: joins the value, the bound and the verdict: a narrow screen never breaks between them
 NBSP = "\u00a0"
-#: a value at the level of rounding noise as a check prints it (``≈ 2.2e-16``, ``≈ 0``), followed by the
-#: bound's sign or the verdict: the digits nbval does not compare
+#: a value at the level of rounding noise as a check prints it (``≈ 2.2e-16``, ``≈ 0.0e+00``: one width, so that a
+#: table's columns align alike on every CPU), followed by the bound's sign or the verdict: the digits nbval does not
+#: compare
 NOISE = r"\u2248\u00a0-?[0-9][0-9.]*(?:e[-+]?[0-9]+)?(?=\u00a0(?:[<\u2264]|\u2713))"
 #: nbval's sanitize file (``--nbval-sanitize-with``): every :data:`NOISE` value reads as one token
 #: (ASCII, so that it reads the same in any locale)
@@ -112,8 +114,8 @@ def _measure(v: int | float, b: int | float, op: str, floor: float | None, fmt: 
     noise = bool(floor) and ok and not math.isnan(v) and abs(v) < floor
     if noise and stored:
         shown = f"<{NBSP}{_text(float(floor), 'g')} (rounding noise)"
-    elif noise:
-        shown = f"≈{NBSP}{_text(float(v), '.2g')}"
+    elif noise:   # one width for any noise (2.0e-16, 4.4e-16, 0.0e+00): a table's columns align alike everywhere
+        shown = f"≈{NBSP}{float(v):.1e}"
     else:
         shown = f"={NBSP}{_text(v, fmt)}"
     bound = f", expected{NBSP}{_text(b, 'g')}" if op == "==" else f"{NBSP}{sign}{NBSP}{_text(b, 'g')}"
