@@ -214,26 +214,52 @@ def _typeset(page: Any) -> None:
     page.evaluate("typeof MathJax === 'undefined' || !MathJax.startup ? null : MathJax.startup.promise")
 
 
+#: how long a page may take to load what it defers (ms): a slow, loaded CI machine took more than
+#: Playwright's default of 30 s on one page in a hundred
+SETTLE_MS = 120_000
+
+#: every image made eager, and whether all are loaded; run at every poll, because Chromium sometimes
+#: leaves an image far down a long page deferred (still ``loading=lazy``, never complete) after the
+#: first switch (seen about once in twenty page visits, on a loaded machine)
+_IMAGES_LOADED = """() => {
+    document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });
+    return Array.from(document.images).every(i => i.complete);
+}"""
+
+
 def _load_everything(page: Any) -> None:
     """Load what the page defers until the reader scrolls near it (lazy images, MathJax on the
     pages of compendium/sphinx/light_pages.py's LAZY_MATH_PAGES) and wait until it is shown."""
-    lazy_math = page.evaluate(
-        "() => { document.querySelectorAll('img[loading=lazy]').forEach(i => { i.loading = 'eager'; });"
-        " if (window.compendiumLoadMath) { window.compendiumLoadMath(); return true; } return false; }")
+    lazy_math = page.evaluate("() => { if (window.compendiumLoadMath) { window.compendiumLoadMath(); return true; } return false; }")
     if lazy_math:
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise", timeout=SETTLE_MS)
     _typeset(page)
-    page.wait_for_function("Array.from(document.images).every(i => i.complete)")
+    page.wait_for_function(_IMAGES_LOADED, polling=250, timeout=SETTLE_MS)
 
 
-def _axe(page: Any) -> list[dict[str, Any]]:
-    """The accessibility violations axe-core finds on the page as it stands (all rules of 4.14.1)."""
+#: the pages whose colour contrast axe also checks at 400 px: the landing page, the introduction, the
+#: report, the estimators page and the first notebook of every chapter. Colour contrast takes half of
+#: axe's time on a page (about 4 s of 8), and what it reads changes little with the width: the book's
+#: own style sheets set no colour that depends on the width (test_book_colours_do_not_depend_on_the_width),
+#: and the theme's few that do are on its header and sidebars, the same on every page, read at 400 px
+#: on these. On the other pages it runs at 1400 px only; every other rule runs on every page at both widths.
+CONTRAST_AT_PHONE = frozenset(
+    ["index", "book/intro", "book/reproduction-report", "notebooks/00-foundations/03-estimators"]
+    + [min(p for p in PAGES if p.startswith(f"notebooks/{c}/")) for c in {p.split("/")[1] for p in PAGES if p.startswith("notebooks/")}]
+)
+
+
+def _axe(page: Any, *, contrast: bool = True) -> list[dict[str, Any]]:
+    """The accessibility violations axe-core finds on the page as it stands (every rule axe-core 4.14.1
+    runs by default; without ``contrast``, all but colour contrast)."""
     page.add_script_tag(path=str(AXE))
     return page.evaluate(
-        """async () => (await axe.run(document, {resultTypes: ['violations']})).violations.map(v => ({
+        """async contrast => (await axe.run(document, {resultTypes: ['violations'],
+                                                       rules: {'color-contrast': {enabled: contrast}}})).violations.map(v => ({
             id: v.id, impact: v.impact, help: v.help,
             nodes: v.nodes.map(n => n.target.join(' ') + ': ' + n.html.replace(/\\s+/g, ' ').slice(0, 160)),
-        }))"""
+        }))""",
+        contrast,
     )
 
 
@@ -307,7 +333,7 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     info["display"] = display
     info["overflow"] = page.evaluate(checks.PAGE_OVERFLOW)
     info.update(_reading_checks(page, desk=False))
-    info["axe"] = _axe(page)
+    info["axe"] = _axe(page, contrast=urllib.parse.urlparse(url).path.lstrip("/").removesuffix(".html") in CONTRAST_AT_PHONE)
     if display:
         widest = max(range(len(display)), key=lambda i: display[i]["width"])
         page.evaluate(
@@ -323,10 +349,34 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
 def visited(browser: Any, site: str) -> dict[str, dict[str, Any]]:
     reader = Reader(browser, DESKTOP, 1400)
     try:
-        pages = {p: _visit(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+        pages = _read_each(lambda p: _visit(reader, site + f"{p}.html", p.replace("/", "__")))
     finally:
         reader.page.close()
     _write_report(pages, DESKTOP)
+    return pages
+
+
+class Visits(dict):
+    """What was read on each page; a page the browser could not read (a timeout) fails the tests
+    of that page only, with the browser's message, instead of every test of every page."""
+
+    def __getitem__(self, page: str) -> dict[str, Any]:
+        info = super().__getitem__(page)
+        if "unreadable" in info:
+            pytest.fail(f"the browser could not read {page}: {info['unreadable']}")
+        return info
+
+
+def _read_each(read: Any) -> Visits:
+    """``read(page)`` for every page of PAGES, a page that raises kept as unreadable."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    pages = Visits()
+    for p in PAGES:
+        try:
+            pages[p] = read(p)
+        except PlaywrightError as error:
+            pages[p] = {"unreadable": str(error).splitlines()[0]}
     return pages
 
 
@@ -339,7 +389,7 @@ def _write_report(pages: dict[str, dict[str, Any]], width: int) -> None:
     into REPORT (beside those of the other width, if it has been read)."""
     counts: dict[tuple[str, str, str], list[int]] = {}
     for info in pages.values():
-        for v in info["axe"]:
+        for v in info.get("axe", []):
             pages_and_nodes = counts.setdefault((v["impact"] or "none", v["id"], v["help"]), [0, 0])
             pages_and_nodes[0] += 1
             pages_and_nodes[1] += len(v["nodes"])
@@ -359,7 +409,7 @@ def _write_report(pages: dict[str, dict[str, Any]], width: int) -> None:
 def on_phone(browser: Any, site: str) -> dict[str, dict[str, Any]]:
     reader = Reader(browser, PHONE, 860)
     try:
-        pages = {p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")) for p in PAGES}
+        pages = _read_each(lambda p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")))
     finally:
         reader.page.close()
     _write_report(pages, PHONE)
@@ -752,3 +802,35 @@ def test_no_raw_tex_in_the_text(visited: dict[str, dict[str, Any]], on_phone: di
     _pending(request, page, "tex")
     found = _at(visited, on_phone, page, width)["tex"]
     assert not found, f"TeX shown as text at {width} px: {found[:5]}"
+
+
+def test_an_unreadable_page_fails_its_own_tests_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page the browser times out on is kept as unreadable: its tests fail with the browser's
+    message, the other pages' tests read what was read on them."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    monkeypatch.setattr(f"{__name__}.PAGES", ["a", "b"])
+
+    def read(page: str) -> dict[str, Any]:
+        if page == "a":
+            raise PlaywrightTimeout("Page.wait_for_function: Timeout 120000ms exceeded.\nCall log: ...")
+        return {"axe": []}
+
+    pages = _read_each(read)
+    assert pages["b"] == {"axe": []}
+    with pytest.raises(pytest.fail.Exception, match="could not read a: Page.wait_for_function: Timeout 120000ms exceeded.$"):
+        pages["a"]
+
+
+def test_book_colours_do_not_depend_on_the_width() -> None:
+    """No rule of the book's own style sheets sets a colour or a background inside a media query on
+    the width: what axe's colour contrast reads on a page's content at 1400 px holds at 400 px
+    (CONTRAST_AT_PHONE)."""
+    found = []
+    for css in sorted((ROOT / "book" / "_static").glob("*.css")):
+        text = re.sub(r"/\*.*?\*/", "", css.read_text(encoding="utf-8"), flags=re.S)
+        for media in re.finditer(r"@media([^{]*)\{((?:[^{}]*\{[^}]*\})*)\s*\}", text):
+            if "width" in media.group(1) and re.search(r"(?<![-\w])(color|background(-color)?)\s*:", media.group(2)):
+                found.append(f"{css.name}: @media{media.group(1).rstrip()}")
+    assert not found, f"colours that change with the width: {found}"
+    assert "notebooks/00-foundations/01-shapley-values" in CONTRAST_AT_PHONE or ONLY
