@@ -20,7 +20,8 @@ notebooks, the landing pages, the back matter) it checks that
 - axe-core (4.14.1, vendored in ``tests/browser/axe-core/`` from the npm registry, injected into
   the page: no network) finds no *serious* or *critical* accessibility violation, on a phone
   (400 px) and on a desktop (1400 px): the theme shows other controls at each width (an icon-only
-  search button on a phone, a search field on a desk); the others (minor, moderate) are counted
+  search button on a phone, a search field on a desk); colour contrast is read at 400 px on the
+  sample of ``CONTRAST_AT_PHONE`` only (see there); the others (minor, moderate) are counted
   per rule and width, printed at the end of the run, and written to ``_build/accessibility.txt``;
 - the page reads as its findings (issue 30), at 400 and 1400 px: no code shown over 40 lines;
   no table cell cut with "…" or "...", none showing NaN; every table seen whole (or scrolling in
