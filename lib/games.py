@@ -357,8 +357,7 @@ class Game:
         the rows the model sees, with every value and dtype kept. The values themselves where they
         can stand for their codes (:attr:`values_are_codes`)."""
         if self.values_are_codes:
-            as_array = (lambda t: t.to_numpy(dtype=np.float64, copy=True)) if self.is_frame else (lambda t: np.array(t, dtype=np.float64))
-            return as_array(self.X), as_array(self.background)
+            return np.array(self.X, dtype=np.float64), np.array(self.background, dtype=np.float64)
         dense, _ = self._dense_codes
         return dense[: self.n].astype(float), dense[self.n:].astype(float)
 

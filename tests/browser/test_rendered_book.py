@@ -319,7 +319,7 @@ def _reading_checks(page: Any, *, desk: bool) -> dict[str, Any]:
     }
 
 
-def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
+def _visit_phone(reader: Reader, url: str, shot: str, *, contrast: bool) -> dict[str, Any]:
     """The display equations of a page on a phone, with screenshots of the top and of the widest
     one; how wide the page is, where the glance table starts, and the reading checks."""
     # MathJax is deferred, so it has started by the load event; a redirect page (the landing
@@ -334,7 +334,7 @@ def _visit_phone(reader: Reader, url: str, shot: str) -> dict[str, Any]:
     info["display"] = display
     info["overflow"] = page.evaluate(checks.PAGE_OVERFLOW)
     info.update(_reading_checks(page, desk=False))
-    info["axe"] = _axe(page, contrast=urllib.parse.urlparse(url).path.lstrip("/").removesuffix(".html") in CONTRAST_AT_PHONE)
+    info["axe"] = _axe(page, contrast=contrast)
     if display:
         widest = max(range(len(display)), key=lambda i: display[i]["width"])
         page.evaluate(
@@ -410,7 +410,8 @@ def _write_report(pages: dict[str, dict[str, Any]], width: int) -> None:
 def on_phone(browser: Any, site: str) -> dict[str, dict[str, Any]]:
     reader = Reader(browser, PHONE, 860)
     try:
-        pages = _read_each(lambda p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__")))
+        pages = _read_each(lambda p: _visit_phone(reader, site + f"{p}.html", p.replace("/", "__"),
+                                                  contrast=p in CONTRAST_AT_PHONE))
     finally:
         reader.page.close()
     _write_report(pages, PHONE)
