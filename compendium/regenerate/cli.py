@@ -3,8 +3,10 @@
 Without ``--check`` the results asked for are rerun in place, in dependency order, with a
 progress bar; a result already done at the same commit is skipped (resumable) unless
 ``--force``. With ``--check`` each runs in a scratch copy and its files are compared with the
-stored ones (:mod:`compendium.regenerate.runner`). ``--list`` prints the registry, ``--write-costs``
-the cost table (:mod:`compendium.regenerate.costs`).
+stored ones (:mod:`compendium.regenerate.runner`). ``--at-once N`` runs up to N results at the same time,
+each in its own process, a result only once the results whose files it reads have ended (each result's
+CPU seconds are its own process's). ``--list`` prints the registry, ``--write-costs`` the cost table
+(:mod:`compendium.regenerate.costs`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from tqdm import tqdm
 
@@ -73,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="write codecheck.yml (every output, its sha256 and its command), and stop")
     parser.add_argument("--check-codecheck", action="store_true",
                         help="check codecheck.yml against the stored files (exit 1 if one drifted), and stop")
+    parser.add_argument("--at-once", type=int, default=1, metavar="N",
+                        help="results run at the same time, each in its own process, a result only after those "
+                             "whose files it reads (default 1: one at a time)")
     add_parallel_arguments(parser, what="units of the scripts that take them")
     args = parser.parse_args(argv)
     check_registry(REGISTRY)
@@ -133,31 +139,52 @@ def main(argv: Sequence[str] | None = None) -> int:
     scratch.mkdir(parents=True, exist_ok=True)
     lock = _lock(scratch)
     repo = make_scratch(root, scratch) if args.check else root
-    rows = []
-    bar = tqdm(chosen, desc=mode, unit="result", file=sys.stderr)
-    for res in bar:
-        bar.set_postfix_str(res.name)
+    done: dict[str, tuple[str, str, float, float, str]] = {}
+    todo = []
+    for res in chosen:
         previous = state.get(res.name)
         if previous and previous.get("commit") == commit and not args.force and previous["status"] != "failed":
-            rows.append((res.name, previous["status"] + " (earlier)", previous["cpu_seconds"],
-                         previous["wall_seconds"], previous.get("detail", "")))
-            continue
+            done[res.name] = (res.name, previous["status"] + " (earlier)", previous["cpu_seconds"],
+                              previous["wall_seconds"], previous.get("detail", ""))
+        else:
+            todo.append(res)
+
+    def work(res: Result) -> dict[str, Any]:
         log = scratch / "logs" / (res.name.replace("/", "__").replace(":", "_") + ".log")
         if args.check:
-            outcome = check_one(res, root, repo, log, args)
-        else:
-            code, cpu, wall = run_one(res, root, log, args, scratch=False)
-            gone = [o for o in res.outputs if not (root / DERIVED / o).is_file()]
-            status = "failed" if code else ("missing" if gone else "regenerated")
-            detail = f"exit code {code}; see {log}" if code else ", ".join(gone)
-            outcome = {"status": status, "detail": detail, "cpu_seconds": round(cpu, 1),
-                       "wall_seconds": round(wall, 1), "files": len(res.outputs)}
-        outcome.update(commit=commit, finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        state[res.name] = outcome
-        save_state(state_path, state)
-        rows.append((res.name, outcome["status"], outcome["cpu_seconds"], outcome["wall_seconds"],
-                     outcome["detail"]))
-        tqdm.write(f"{res.name}: {outcome['status']} ({outcome['cpu_seconds']:.1f} CPU s)", file=sys.stderr)
+            return check_one(res, root, repo, log, args)
+        code, cpu, wall = run_one(res, root, log, args, scratch=False)
+        gone = [o for o in res.outputs if not (root / DERIVED / o).is_file()]
+        status = "failed" if code else ("missing" if gone else "regenerated")
+        detail = f"exit code {code}; see {log}" if code else ", ".join(gone)
+        return {"status": status, "detail": detail, "cpu_seconds": round(cpu, 1),
+                "wall_seconds": round(wall, 1), "files": len(res.outputs)}
+
+    bar = tqdm(total=len(chosen), initial=len(done), desc=mode, unit="result", file=sys.stderr)
+    waiting = {res.name for res in todo}  # a result starts once none of the results it comes after is waiting
+    with ThreadPoolExecutor(max_workers=max(1, args.at_once)) as pool:
+        running: dict[Future[dict[str, Any]], Result] = {}
+        while todo or running:
+            for res in [r for r in todo if not waiting.intersection(r.after)][:max(1, args.at_once) - len(running)]:
+                todo.remove(res)
+                running[pool.submit(work, res)] = res
+            if not running:
+                raise RuntimeError(f"no result can start: {sorted(waiting)} wait for each other")
+            bar.set_postfix_str(", ".join(r.name for r in running.values()))
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                res = running.pop(future)
+                waiting.discard(res.name)
+                outcome = future.result()
+                outcome.update(commit=commit, finished=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                state[res.name] = outcome
+                save_state(state_path, state)
+                done[res.name] = (res.name, outcome["status"], outcome["cpu_seconds"], outcome["wall_seconds"],
+                                  outcome["detail"])
+                tqdm.write(f"{res.name}: {outcome['status']} ({outcome['cpu_seconds']:.1f} CPU s)", file=sys.stderr)
+                bar.update()
+    bar.close()
+    rows = [done[res.name] for res in chosen]  # in dependency order, whatever order they finished in
     print(results_table(rows))
     bad = [r for r in rows if r[1].split(" (")[0] not in ("identical", "within tolerance", "regenerated")]
     files = sum(len(BY_NAME[r[0]].outputs) for r in rows)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -95,14 +94,15 @@ def run_one(res: Result, where: Path, log: Path, args: argparse.Namespace, *,
             scratch: bool) -> tuple[int, float, float]:
     """Run a result's command in ``where``; its exit code, CPU-seconds and wall seconds."""
     log.parent.mkdir(parents=True, exist_ok=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     with log.open("w") as out:
-        done = subprocess.run(_argv(res, args, scratch=scratch), cwd=where, env=environment(where, scratch),
-                              stdout=out, stderr=subprocess.STDOUT, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return done.returncode, cpu, time.perf_counter() - start
+        child = subprocess.Popen(_argv(res, args, scratch=scratch), cwd=where, env=environment(where, scratch),
+                                 stdout=out, stderr=subprocess.STDOUT)
+        # the child's own resource use (its processes waited for included), not the whole run's children:
+        # several results may run at once (--at-once)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, usage.ru_utime + usage.ru_stime, time.perf_counter() - start
 
 
 def check_one(res: Result, root: Path, repo: Path, log: Path, args: argparse.Namespace) -> dict[str, Any]:

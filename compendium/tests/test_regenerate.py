@@ -18,6 +18,8 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -107,6 +109,34 @@ def test_check_finds_a_cheap_result_identical_and_an_altered_copy_differing(tmp_
     assert outcome["status"] == "differs"
     assert "1 cells" in outcome["detail"] and "row 0 'CV AUC': 0.5 ->" in outcome["detail"]
     shutil.rmtree(scratch)
+
+
+def test_results_run_at_once_and_each_starts_after_the_results_it_reads(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """--at-once 2: two units of Table 1's cross-validation run together; their gathering step, which reads
+    their files, starts only when both have ended; the table lists them in dependency order."""
+    from compendium.regenerate import cli
+
+    events: list[tuple[str, str]] = []
+    guard = threading.Lock()
+
+    def check(res: rg.Result, root: Path, repo: Path, log: Path, args: argparse.Namespace) -> dict[str, object]:
+        with guard:
+            events.append(("start", res.name))
+        time.sleep(0.3)
+        with guard:
+            events.append(("end", res.name))
+        return {"status": "identical", "detail": "", "cpu_seconds": 0.0, "wall_seconds": 0.3,
+                "files": len(res.outputs)}
+
+    monkeypatch.setattr(cli, "check_one", check)
+    monkeypatch.setattr(cli, "make_scratch", lambda root, scratch: scratch / "repo")
+    units = ["nb-table1-cv/tic-tac-toe", "nb-table1-cv/crx"]
+    assert cli.main(["--check", "--at-once", "2", "nb-table1-cv", *units, "--scratch", str(tmp_path)]) == 0
+    assert {e for e in events[:2]} == {("start", u) for u in units}, events  # together
+    assert events[4:] == [("start", "nb-table1-cv"), ("end", "nb-table1-cv")], events  # after both
+    state = json.loads((tmp_path / "state-check.json").read_text())
+    assert set(state) == {"nb-table1-cv", *units}
 
 
 def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_path: Path) -> None:
