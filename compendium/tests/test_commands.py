@@ -70,7 +70,8 @@ def test_a_quoted_command_is_a_registered_one(where, command):
                 assert "<" in text_of[where], f"{where}: {a!r} names no figure"
             elif a.startswith(FIGURE_PREFIX):
                 assert select_figures([a], REPO_ROOT), f"{where}: {a!r} selects no figure of book/figures"
-            elif not (i and args[i - 1] in ("--n-jobs", "--backend", "--scheduler", "--out")):
+            elif not (i and args[i - 1] in ("--n-jobs", "--backend", "--scheduler", "--local-cluster", "--scratch",
+                                            "--at-once", "--out")):
                 assert select([a]), f"{where}: {a!r} selects no registered result"
         return
     script, args = command[0], command[1:]
