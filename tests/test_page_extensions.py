@@ -156,6 +156,30 @@ def test_code_lines_know_their_indentation() -> None:
     assert reading_aids.hang_lines(multi) == multi
 
 
+def test_code_breaks_between_tokens_never_inside_one() -> None:
+    """A wrapped line may break after a dot, an opening bracket, a comma or an assignment (a ``<wbr>``),
+    never inside a name or a number, nor after a minus that may be a sign; the text is the same."""
+    code = ('<div class="highlight"><pre><span class="n">df</span><span class="o">.</span>'
+            '<span class="n">set_index</span><span class="p">(</span><span class="n">tol</span>'
+            '<span class="o">=</span><span class="mf">1e-12</span><span class="p">),</span> '
+            '<span class="o">-</span><span class="mi">1</span><span class="p">)</span>\n</pre></div>')
+    hung = reading_aids.hang_lines(code)
+    assert re.sub(r"<(?!wbr)[^>]+>", "", hung) == "df.<wbr>set_<wbr>index(<wbr>tol=<wbr>1e-12),<wbr> -1)\n"
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)
+    # a block left unhung (a string over several lines) breaks between tokens too
+    multi = ('<div class="highlight"><pre><span class="n">f</span><span class="p">(</span>'
+             '<span class="s">"""a\nb"""</span>\n</pre></div>')
+    assert "(</span><wbr><span" in reading_aids.hang_lines(multi)
+    # a number in scientific notation, a token or in a comment, stays whole; 1e3x is no number
+    comment = '<div class="highlight"><pre><span class="c1"># error 1.1e-16 ≤ 1e-10, not 1e3x</span>\n</pre></div>'
+    hung = reading_aids.hang_lines(comment)
+    assert re.findall(r'<span class="nobr">([^<]*)</span>', hung) == ["1.1e-16", "1e-10"]
+    # a long name may break between its words
+    name = '<div class="highlight"><pre><span class="n">typical_value_contributions</span>\n</pre></div>'
+    assert "typical_<wbr>value_<wbr>contributions" in reading_aids.hang_lines(name)
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", comment)
+
+
 def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:
     table = ('<table border="1" class="dataframe"><tr><td>the angles are $\\approx 109.5^\\circ$.</td>'
              '<td>\\tilde{p}_3 compares class 0</td><td>costs $5 and 6 $</td></tr></table>')

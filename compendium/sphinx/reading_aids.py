@@ -8,7 +8,9 @@
   tables pandas prints in the notebooks' outputs are marked as well as the report's.
 - **Wrapped code keeps its indentation.** Each line of highlighted code becomes a
   ``span.line`` that knows its indentation (:func:`hang_lines`): on a phone a long line wraps
-  under its own code (``compendium.css``), not back at the left margin.
+  under its own code (``compendium.css``), not back at the left margin; and it breaks between tokens,
+  after a bracket, a comma, a dot or an operator (:func:`break_between_tokens`), not inside a name or
+  a number.
 - **A quote's TeX is typeset.** TeX in the cells of pandas' tables (a paper's sentence quoted
   exactly) is marked as maths for MathJax (:func:`typeset_table_tex`).
 - **A paper's number says so on touch.** The ``{paper}`` role's ``abbr.paper-number`` explains
@@ -74,6 +76,36 @@ def _indent(line: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
 
+#: a punctuation or operator token of Pygments' HTML after which a wrapped line of code may break: an opening
+#: bracket or a comma ending the token, an attribute's dot, an assignment, a comparison, a binary operator that
+#: cannot be unary (never after ``-``, ``+``, ``*`` or ``**``, which may start a number or an argument list)
+_BREAK_AFTER = re.compile(
+    r'(<span class="p">[^<]*[(\[{,]</span>'
+    r'|<span class="o">(?:\.|=|==|!=|&lt;|&gt;|&lt;=|&gt;=|/|//|\||&amp;|@|%|\+=|-=|\*=|/=)</span>)(?!<wbr>)'
+)
+
+
+#: a number in scientific notation, whose sign a browser takes for a hyphen it may break after (``1e-`` / ``12``)
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?[eE][-+]\d+)(?![\w.])")
+_TEXT_SEGMENT = re.compile(r">([^<]+)<")
+#: an underscore between two words of a name (``typical_value_contributions``): a name longer than what a
+#: phone's line has left breaks there, between its words, not inside one
+_UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z])")
+
+
+def break_between_tokens(code: str) -> str:
+    """``code`` (Pygments' HTML of one block) with a ``<wbr>`` after each token a wrapped line may break
+    after (:data:`_BREAK_AFTER`) and after each underscore between two words of a name, and each number
+    in scientific notation kept on one line (a ``span.nobr``, in a token or a comment): without them, a run of code with no space
+    (``df.set_index(levels)``) is one word to the browser, which breaks it anywhere once it is wider
+    than the phone's line (``set_index(le`` / ``vels)``), and the sign of ``1e-12`` is a hyphen to
+    break after. ``<wbr>`` and the span are no characters: the text, and what a reader copies, stay
+    the same."""
+    code = _TEXT_SEGMENT.sub(lambda m: ">" + _UNDERSCORE.sub("_<wbr>", _SCIENTIFIC.sub(
+        r'<span class="nobr">\1</span>', m[1])) + "<", code)
+    return _BREAK_AFTER.sub(r"\1<wbr>", code)
+
+
 def hang_lines(body: str) -> str:
     """``body`` with each line of highlighted code (a cell's input, a listing) in its own
     ``span.line``, which knows its indentation (``--indent``, in characters): on a phone a long line
@@ -87,11 +119,11 @@ def hang_lines(body: str) -> str:
         trailing = code.endswith("\n")
         lines = (code[:-1] if trailing else code).split("\n")
         if not all(_balanced(line) for line in lines):
-            return match[0]
+            return match[1] + break_between_tokens(code) + match[3]
         # each line keeps its newline inside its own span (a newline at the end of a block
         # draws no empty line), so nothing stands between the spans for a style to show
         ends = ["\n"] * (len(lines) - 1) + ["\n" if trailing else ""]
-        spans = [f'<span class="line" style="--indent:{_indent(line)}">{line}{end}</span>'
+        spans = [f'<span class="line" style="--indent:{_indent(line)}">{break_between_tokens(line)}{end}</span>'
                  for line, end in zip(lines, ends)]
         opening = match[1].replace("<pre", '<pre class="hanging"', 1)
         return opening + "".join(spans) + match[3]

@@ -24,8 +24,9 @@ a planted counter-example (and passing its repaired twin), so that no check of
 
 A page reads as its idea (issue 38), on every notebook page at 400 and 1400 px:
 
-- :data:`CODE_LINES`: a code or output line that overflows its box (it pans or is cut), and, on a
-  desk, a shown code line wider than its box (it wraps: the code was not formatted to the column).
+- :data:`CODE_LINES`: a code or output line that overflows its box (it pans or is cut); on a
+  desk, a shown code line wider than its box (it wraps: the code was not formatted to the column); on a
+  phone, a wrapped code line that breaks inside a token (a name, a number: ``set_index(le`` / ``vels)``).
 - :data:`OUTPUT_LINES` with :func:`bare_booleans`: an output line that ends in a bare ``True`` or
   ``False`` (a check prints its number, its bound and its verdict).
 - :data:`CODE_CELLS` with :func:`plumbing` and :func:`undefined_names`: a cell on the page (shown or
@@ -351,7 +352,46 @@ CODE_LINES = (
     """(desk) => {
     """ + _SHOWN + """
     const first = p => p.textContent.split('\\n').reduce((a, b) => (b.length > a.length ? b : a), '').trim().slice(0, 70);
-    const pans = [], wraps = [];
+    const pans = [], wraps = [], inside = [];
+    // where a wrapped line of code breaks inside a word or a number: two letters or digits of one text
+    // node (Pygments puts each token in a span of its own; a name's underscore separates two words), or a
+    // number's sign or point and its next digit (1e- / 12), drawn on two lines of the screen
+    // a token no narrowest line can hold (the 60 % a line keeps beside its deepest hanging indent, about
+    // 24 of the 40 characters a phone shows: a commit's hash, a version, a 30-letter class name) must break
+    const LONG_TOKEN = 24;
+    const run = (t, i) => {
+        let a = i, b = i;
+        while (a > 0 && /\\S/.test(t[a - 1])) a--;
+        while (b < t.length && /\\S/.test(t[b])) b++;
+        return b - a;
+    };
+    const breaksInside = p => {
+        const found = [], range = document.createRange();
+        const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+        let top = null, previous = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+                if (node.data[i] === '\\n') { top = null; continue; }
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const rects = range.getClientRects();
+                if (!rects.length) continue;
+                const here = rects[0].top;
+                const t = node.data;
+                if (top !== null && here > top + 2 && previous && previous.node === node
+                        && (/[A-Za-z0-9]/.test(t[i]) && /[A-Za-z0-9]/.test(previous.char)
+                            || /[0-9]/.test(t[i]) && i >= 2 && (/[-+]/.test(previous.char) && /[eE]/.test(t[i - 2])
+                                                             || previous.char === '.' && /[0-9]/.test(t[i - 2])))
+                        && run(t, i) < LONG_TOKEN) {
+                    const text = node.data;
+                    found.push(`${text.slice(Math.max(0, i - 12), i)} / ${text.slice(i, i + 12)}`);
+                }
+                top = here;
+                previous = {node: node, char: node.data[i]};
+            }
+        }
+        return found;
+    };
     for (const p of document.querySelectorAll('article pre')) {
         if (!shown(p)) continue;
         const output = !!p.closest('.cell_output');
@@ -373,8 +413,9 @@ CODE_LINES = (
             nowrap.remove();
             if (over > 1) wraps.push(`${over} px too wide for the column: ${first(p)}`);
         }
+        if (!desk && !output) inside.push(...breaksInside(p));
     }
-    return {pans: pans, wraps: wraps};
+    return {pans: pans, wraps: wraps, inside: inside};
 }"""
 )
 

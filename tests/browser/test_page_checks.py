@@ -238,6 +238,27 @@ def test_a_code_or_output_line_past_its_box_is_caught(tab: Any) -> None:
     assert wrapped["pans"] == [] and len(wrapped["wraps"]) == 1 and "shapley_compositions" in wrapped["wraps"][0]
 
 
+def test_a_code_line_broken_inside_a_word_or_a_number_on_a_phone_is_caught(tab: Any) -> None:
+    """In a 200 px box a line of tokens with no break between them breaks inside one (``shapley_com`` /
+    ``positions``, ``1e-`` / ``12``); with a <wbr> after each dot, bracket and underscore and the number kept
+    whole (compendium/sphinx/reading_aids.py) it breaks between them; a token longer than the narrowest line
+    (a commit's hash) may break."""
+    box = "pre{width:200px}"
+    tokens = ['<span class="n">lib</span>', '<span class="o">.</span>', '<span class="n">shapley_compositions</span>',
+              '<span class="p">(</span>', '<span class="n">tol</span>', '<span class="o">=</span>',
+              '<span class="mf">1e-12</span>', '<span class="p">)</span>']
+    plain = _page(tab, WRAP + _input("".join(tokens)), box).evaluate(checks.CODE_LINES, False)
+    assert plain["inside"], plain
+    hashed = _page(tab, WRAP + _input('<span class="s2">"' + "a691fd9a8eeefdf615d0543f4384f25860d" * 2 + '"</span>'),
+                   box).evaluate(checks.CODE_LINES, False)
+    assert hashed["inside"] == [], hashed
+    marked = [t.replace("shapley_compositions", "shapley_<wbr>compositions") + ("<wbr>" if t[-9:-7] in (">.", ">(", ">=") else "")
+              for t in tokens]
+    marked[6] = '<span class="mf"><span style="white-space:nowrap">1e-12</span></span>'
+    fixed = _page(tab, WRAP + _input("".join(marked)), box).evaluate(checks.CODE_LINES, False)
+    assert fixed["inside"] == [], fixed
+
+
 def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
     """Lines in their own wrapping blocks (compendium/sphinx/reading_aids.py) are measured unwrapped too."""
     css = ("pre.hanging{font:14px monospace} "
@@ -251,9 +272,10 @@ def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:
 def test_code_that_fits_is_not(tab: Any) -> None:
     short = _input("result = sx.perturb(x, y)\ncheck('max |error|', err, 1e-10)")
     found = _page(tab, WRAP + short + _output("max |error| &lt; 1e-12 ≤ 1e-10 ✓")).evaluate(checks.CODE_LINES, True)
-    assert found == {"pans": [], "wraps": []}
+    assert found == {"pans": [], "wraps": [], "inside": []}
     folded = f"<details><summary>code</summary>{_input(LONG_LINE)}</details>"
-    assert _page(tab, "<style>pre{white-space:pre}</style>" + folded).evaluate(checks.CODE_LINES, True) == {"pans": [], "wraps": []}
+    assert _page(tab, "<style>pre{white-space:pre}</style>" + folded).evaluate(checks.CODE_LINES, True) == {
+        "pans": [], "wraps": [], "inside": []}
 
 
 def test_an_output_line_ending_in_a_bare_boolean_is_caught(tab: Any) -> None:

@@ -739,6 +739,14 @@ def test_code_and_output_lines_fit(visited: dict[str, dict[str, Any]], on_phone:
     assert not lines["pans"], f"code or output lines past their box at {width} px: {lines['pans'][:5]}"
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_code_wraps_between_tokens_on_a_phone(on_phone: dict[str, dict[str, Any]], page: str) -> None:
+    """At 400 px a long line of code wraps after a bracket, a comma, a dot or an operator, never inside a
+    name or a number (compendium.sphinx.reading_aids.break_between_tokens)."""
+    inside = on_phone[page]["lines"]["inside"]
+    assert not inside, f"code lines broken inside a token at {PHONE} px ({len(inside)}): {inside[:5]}"
+
+
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_shown_code_fits_the_desk_column(visited: dict[str, dict[str, Any]], page: str, request: Any) -> None:
     """At 1400 px no shown code line is wider than its box (on a phone long lines wrap)."""
