@@ -164,7 +164,7 @@ def test_code_breaks_between_tokens_never_inside_one() -> None:
             '<span class="o">=</span><span class="mf">1e-12</span><span class="p">),</span> '
             '<span class="o">-</span><span class="mi">1</span><span class="p">)</span>\n</pre></div>')
     hung = reading_aids.hang_lines(code)
-    assert re.sub(r"<(?!wbr)[^>]+>", "", hung) == "df.<wbr>set_<wbr>index(<wbr>tol=<wbr>1e-12),<wbr> -1)\n"
+    assert re.sub(r"<(?!wbr)[^>]+>", "", hung) == "df.<wbr>set_index(<wbr>tol=<wbr>1e-12),<wbr> -1)\n"
     assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)
     # a block left unhung (a string over several lines) breaks between tokens too
     multi = ('<div class="highlight"><pre><span class="n">f</span><span class="p">(</span>'
@@ -174,9 +174,10 @@ def test_code_breaks_between_tokens_never_inside_one() -> None:
     comment = '<div class="highlight"><pre><span class="c1"># error 1.1e-16 ≤ 1e-10, not 1e3x</span>\n</pre></div>'
     hung = reading_aids.hang_lines(comment)
     assert re.findall(r'<span class="nobr">([^<]*)</span>', hung) == ["1.1e-16", "1e-10"]
-    # a long name may break between its words
-    name = '<div class="highlight"><pre><span class="n">typical_value_contributions</span>\n</pre></div>'
-    assert "typical_<wbr>value_<wbr>contributions" in reading_aids.hang_lines(name)
+    # a long name may break between its words; a short one moves whole to the next line
+    name = ('<div class="highlight"><pre><span class="n">typical_value_contributions</span>'
+            '<span class="n">tv_real_data</span>\n</pre></div>')
+    assert "typical_<wbr>value_<wbr>contributions</span><span class=\"n\">tv_real_data<" in reading_aids.hang_lines(name)
     assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", comment)
 
 

@@ -91,17 +91,20 @@ _TEXT_SEGMENT = re.compile(r">([^<]+)<")
 #: an underscore between two words of a name (``typical_value_contributions``): a name longer than what a
 #: phone's line has left breaks there, between its words, not inside one
 _UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z])")
+#: a name of 20 characters or more: a shorter one fits whole on the narrowest continuation line (about 24 of
+#: a phone's 40 characters), so the browser moves it there rather than breaking it at an underscore
+_LONG_NAME = re.compile(r"[A-Za-z0-9_]{20,}")
 
 
 def break_between_tokens(code: str) -> str:
     """``code`` (Pygments' HTML of one block) with a ``<wbr>`` after each token a wrapped line may break
-    after (:data:`_BREAK_AFTER`) and after each underscore between two words of a name, and each number
+    after (:data:`_BREAK_AFTER`) and after each underscore between two words of a long name, and each number
     in scientific notation kept on one line (a ``span.nobr``, in a token or a comment): without them, a run of code with no space
     (``df.set_index(levels)``) is one word to the browser, which breaks it anywhere once it is wider
     than the phone's line (``set_index(le`` / ``vels)``), and the sign of ``1e-12`` is a hyphen to
     break after. ``<wbr>`` and the span are no characters: the text, and what a reader copies, stay
     the same."""
-    code = _TEXT_SEGMENT.sub(lambda m: ">" + _UNDERSCORE.sub("_<wbr>", _SCIENTIFIC.sub(
+    code = _TEXT_SEGMENT.sub(lambda m: ">" + _LONG_NAME.sub(lambda n: _UNDERSCORE.sub("_<wbr>", n[0]), _SCIENTIFIC.sub(
         r'<span class="nobr">\1</span>', m[1])) + "<", code)
     return _BREAK_AFTER.sub(r"\1<wbr>", code)
 
