@@ -87,7 +87,6 @@ _BREAK_AFTER = re.compile(
 
 #: a number in scientific notation, whose sign a browser takes for a hyphen it may break after (``1e-`` / ``12``)
 _SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?[eE][-+]\d+)(?![\w.])")
-_TEXT_SEGMENT = re.compile(r">([^<]+)<")
 #: an underscore between two words of a name (``typical_value_contributions``): a name longer than what a
 #: phone's line has left breaks there, between its words, not inside one
 _UNDERSCORE = re.compile(r"(?<=[A-Za-z0-9])_(?=[A-Za-z])")
@@ -98,15 +97,18 @@ _LONG_NAME = re.compile(r"[A-Za-z0-9_]{20,}")
 
 def break_between_tokens(code: str) -> str:
     """``code`` (Pygments' HTML of one block) with a ``<wbr>`` after each token a wrapped line may break
-    after (:data:`_BREAK_AFTER`) and after each underscore between two words of a long name, and each number
-    in scientific notation kept on one line (a ``span.nobr``, in a token or a comment): without them, a run of code with no space
-    (``df.set_index(levels)``) is one word to the browser, which breaks it anywhere once it is wider
-    than the phone's line (``set_index(le`` / ``vels)``), and the sign of ``1e-12`` is a hyphen to
-    break after. ``<wbr>`` and the span are no characters: the text, and what a reader copies, stay
+    after (:data:`_BREAK_AFTER`) and after each underscore between two words of a long name, and each
+    number in scientific notation kept on one line (a ``span.nobr``, in a token or a comment): without
+    them, a run of code with no space (``df.set_index(levels)``) is one word to the browser, which
+    breaks it anywhere once it is wider than the phone's line (``set_index(le`` / ``vels)``), and the
+    sign of ``1e-12`` is a hyphen to break after. ``<wbr>`` and the span are no characters: the text, and what a reader copies, stay
     the same."""
-    code = _TEXT_SEGMENT.sub(lambda m: ">" + _LONG_NAME.sub(lambda n: _UNDERSCORE.sub("_<wbr>", n[0]), _SCIENTIFIC.sub(
-        r'<span class="nobr">\1</span>', m[1])) + "<", code)
-    return _BREAK_AFTER.sub(r"\1<wbr>", code)
+    def text(segment: re.Match[str]) -> str:
+        marked = _SCIENTIFIC.sub(r'<span class="nobr">\1</span>', segment[1])
+        marked = _LONG_NAME.sub(lambda name: _UNDERSCORE.sub("_<wbr>", name[0]), marked)
+        return f">{marked}<"
+
+    return _BREAK_AFTER.sub(r"\1<wbr>", _TEXT.sub(text, code))
 
 
 def hang_lines(body: str) -> str:
