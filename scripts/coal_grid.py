@@ -64,6 +64,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--budget-minutes", type=float, default=None, help="start no new pair after this wall time")
     p.add_argument("--force", action="store_true")
     p.add_argument("--gather-only", action="store_true")
+    p.add_argument("--no-gather", action="store_true",
+                   help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
     add_parallel_arguments(p, what="(data set, classifier) pairs")
     args = p.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
@@ -79,6 +81,8 @@ def main(argv: list[str] | None = None) -> None:
         skipped = [f"{n} x {c}" for (c, n), ok in zip(todo, done) if not ok]
         if skipped:
             tqdm.write(f"budget reached: {len(skipped)} pairs not started ({', '.join(skipped)})")
+    if args.no_gather:
+        return
     table = gather()
     print(f"gathered {len(table)} rows from {table.groupby(['data set', 'classifier']).ngroups} "
           f"(data set, classifier) pairs into {OUT_CSV.relative_to(REPO_ROOT).as_posix()}")

@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true", help="recompute pairs already stored")
     p.add_argument("--gather-only", action="store_true")
+    p.add_argument("--no-gather", action="store_true",
+                   help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
     add_parallel_arguments(p, what="(data set, classifier) pairs")
     args = p.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)
@@ -77,6 +79,8 @@ def main(argv: list[str] | None = None) -> None:
             run_units(pairs, partial(run_and_write, n_explain=args.explain, n_background=args.background,
                                      fidelity_rows=args.fidelity_rows, seed=args.seed),
                       n_jobs=args.n_jobs, backend=args.backend, desc="data set x classifier", unit="pair")
+    if args.no_gather:
+        return
     table = gather()
     print(f"gathered {len(table)} rows from {table.groupby(['data set', 'classifier']).ngroups} "
           f"(data set, classifier) pairs into {OUT_CSV.relative_to(REPO_ROOT).as_posix()}")

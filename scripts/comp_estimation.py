@@ -60,6 +60,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="run only these of the seeds 0 .. seeds-1 (the others' CSVs are gathered as stored)")
     parser.add_argument("--force", action="store_true", help="recompute seeds whose CSV exists")
     parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
+    parser.add_argument("--no-gather", action="store_true",
+                        help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
     add_parallel_arguments(parser, what="seeds")
     args = parser.parse_args(argv)
     if args.only_seeds is not None and not set(args.only_seeds) <= set(range(args.seeds)):
@@ -75,6 +77,8 @@ def main(argv: list[str] | None = None) -> None:
         fn = partial(run_seed, model=model, explain=explain, background=background, exact=exact, parts=parts)
         with parallel_engine(args):
             run_units(todo, fn, n_jobs=args.n_jobs, backend=args.backend, desc="seeds", unit="seed")
+    if args.no_gather:
+        return
     files = sorted(parts.glob("iris-seed*.csv"))
     table = pd.concat([pd.read_csv(f) for f in files], ignore_index=True)
     table.insert(0, "setup", "iris-svm")

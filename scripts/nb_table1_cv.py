@@ -41,6 +41,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--force", action="store_true", help="recompute data sets already done")
     parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
+    parser.add_argument("--no-gather", action="store_true",
+                        help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
     add_parallel_arguments(parser, what="data sets")
     args = parser.parse_args(argv)
 
@@ -51,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     with parallel_engine(args):
         run_units(todo, partial(run_dataset, folds=args.folds, seed=args.seed), n_jobs=args.n_jobs,
                   backend=args.backend, desc="data sets", unit="data set")
+    if args.no_gather:
+        return 0
     table = gather()
     table.to_csv(GATHERED, index=False)
     with pd.option_context("display.width", 200, "display.float_format", "{:.4f}".format):

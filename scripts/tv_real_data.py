@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--force", action="store_true", help="recompute data sets already written")
     ap.add_argument("--gather-only", action="store_true")
+    ap.add_argument("--no-gather", action="store_true",
+                    help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
     add_parallel_arguments(ap, what="data sets")
     args = ap.parse_args(argv)
     # one OpenMP thread: on a shared 2-core machine, gradient boosting's thread pool is
@@ -57,6 +59,8 @@ def main(argv: list[str] | None = None) -> None:
         with parallel_engine(args):
             run_units(todo, partial(run_unit, force=args.force, progress=args.n_jobs == 1),
                       n_jobs=args.n_jobs, backend=args.backend, desc="data sets", unit="data set")
+    if args.no_gather:
+        return
     with threadpool_limits(limits=1):
         gather(list(DATASETS))
 

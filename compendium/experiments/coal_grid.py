@@ -155,7 +155,7 @@ def units() -> list[Result]:
         for name in compendium.data.names("keel"):
             d = name.removeprefix("keel-")
             cheap = c in CHEAP_CLASSIFIERS or d in CHEAP_RF_SVM or (c == "SVM" and d in CHEAP_SVM)
-            pairs.append(Result(f"coal-grid/{d}__{c}", (script, "--datasets", name, "--classifiers", c, "--force"),
+            pairs.append(Result(f"coal-grid/{d}__{c}", (script, "--datasets", name, "--classifiers", c, "--force", "--no-gather"),
                                 (pair_file(name, c).relative_to(base).as_posix(),), (name,), variable=VARIABLE,
                                 engine=True, cheap=cheap, shown_in=SHOWN_IN))
     gather_step = Result("coal-grid", (script, "--gather-only"), (OUT_CSV.relative_to(base).as_posix(),),

@@ -208,7 +208,7 @@ def units() -> list[Result]:
     """The stored results of ``scripts/comp_estimation.py``: one per seed, then the gather step."""
     script = "scripts/comp_estimation.py"
     seeds = [Result(f"comp-estimation/seed-{s:02d}",
-                    (script, "--seeds", str(N_SEEDS), "--only-seeds", str(s), "--force"),
+                    (script, "--seeds", str(N_SEEDS), "--only-seeds", str(s), "--force", "--no-gather"),
                     (f"comp-estimation/{part_name(s)}",), ("iris",), variable=VARIABLE, engine=True,
                     cheap=s in CHEAP_SEEDS, shown_in=SHOWN_IN) for s in range(N_SEEDS)]
     gather_step = Result("comp-estimation", (script, "--gather-only"), ("comp-estimation-error-vs-budget.csv",),

@@ -93,7 +93,7 @@ def gather(out_dir: Path = OUT_DIR) -> pd.DataFrame:
 def units() -> list[Result]:
     """The stored results: one per data set (``scripts/nb_table1_cv.py --datasets D``), then the gather step."""
     script = "scripts/nb_table1_cv.py"
-    parts = [Result(f"nb-table1-cv/{d}", (script, "--datasets", d, "--force"), (f"nb-table1-cv/{d}.csv",), (d,),
+    parts = [Result(f"nb-table1-cv/{d}", (script, "--datasets", d, "--force", "--no-gather"), (f"nb-table1-cv/{d}.csv",), (d,),
                     engine=True, cheap=d in CHEAP, shown_in=SHOWN_IN) for d in DATASETS]
     gather_step = Result("nb-table1-cv", (script, "--gather-only"), ("nb-table1-cv.csv",),
                          tuple(o for p in parts for o in p.outputs), cheap=True, shown_in=SHOWN_IN)

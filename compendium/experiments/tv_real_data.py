@@ -481,7 +481,7 @@ def gather(names: Sequence[str]) -> None:
 def units() -> list[Result]:
     """The stored results of ``scripts/tv_real_data.py``: one per data set, then the gather step."""
     script = "scripts/tv_real_data.py"
-    parts = [Result(f"tv-real/{d}", (script, "--datasets", d, "--force"),
+    parts = [Result(f"tv-real/{d}", (script, "--datasets", d, "--force", "--no-gather"),
                     (f"tv-real/{d}.csv", f"tv-real/{d}-models.csv"), (d,), engine=True, cheap=d in CHEAP, shown_in=SHOWN_IN) for d in REAL_DATA_POSITIVE]
     gather_step = Result("tv-real", (script, "--gather-only"),
                          tuple(p.relative_to(OUT_DIR.parent).as_posix() for p in (GATHERED, MODELS_CSV, DATASETS_CSV)),

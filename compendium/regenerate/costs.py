@@ -112,7 +112,7 @@ def _cheap_cost(registry: Sequence[Result], check: Mapping[str, Any], runs: Mapp
     cpu = [float((check.get(r.name) or runs.get(r.name))["cpu_seconds"]) for r in cheap
            if check.get(r.name) or runs.get(r.name)]
     return (f"The --cheap set: {len(cheap)} results, {len(cpu)} of them measured, {sum(cpu) / 60:.0f} CPU minutes "
-            f"measured (`.ci/run` runs them one at a time, beside lib's tests and the other-CPU run).")
+            f"measured (`.ci/run` runs them two at a time at the lowest priority, from the start of the tests to the end).")
 
 
 def cost_table(check: Mapping[str, Any], runs: Mapping[str, Any] | None = None,

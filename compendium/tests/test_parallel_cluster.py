@@ -60,6 +60,10 @@ def test_table1_cv_on_a_local_cluster_writes_the_serial_bytes(tmp_path: Path) ->
     cluster = _files(derived)
     assert sorted(serial) == ["nb-table1-cv.csv", "nb-table1-cv/ionosphere.csv", "nb-table1-cv/tic-tac-toe.csv"]
     assert cluster == serial
+    # one unit as compendium.regenerate runs it (--no-gather): its own file, the same bytes, and no gathered file
+    shutil.rmtree(derived)
+    _run(tmp_path, env, "scripts/nb_table1_cv.py", "--datasets", "tic-tac-toe", "--folds", "3", "--force", "--no-gather")
+    assert _files(derived) == {"nb-table1-cv/tic-tac-toe.csv": serial["nb-table1-cv/tic-tac-toe.csv"]}
 
 
 def test_table3_on_a_running_scheduler_writes_the_serial_bytes(tmp_path: Path) -> None:

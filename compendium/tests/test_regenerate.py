@@ -139,6 +139,22 @@ def test_results_run_at_once_and_each_starts_after_the_results_it_reads(tmp_path
     assert set(state) == {"nb-table1-cv", *units}
 
 
+def test_a_unit_writes_only_its_own_files_so_that_units_run_side_by_side() -> None:
+    """Units of one script run side by side under --at-once; a unit that also gathered would read the part
+    files of a unit being rerun beside it (deleted while it runs: FileNotFoundError in a --check) and write
+    the gathered file twice at once. So every unit of a script with a gather step (``--gather-only``) runs
+    with ``--no-gather``, and only the gather step, which runs after all of them, writes the gathered file."""
+    gathers = [r for r in rg.REGISTRY if "--gather-only" in r.command]
+    assert gathers, "no gather step found in the registry"
+    gathering_units = [rg.BY_NAME[name] for g in gathers for name in g.after
+                       if rg.BY_NAME[name].command[0] == g.command[0]]
+    assert len(gathering_units) > len(gathers)
+    assert [u.name for u in gathering_units if "--no-gather" not in u.command] == []
+    for unit in gathering_units:
+        gathered = {o for g in gathers if g.command[0] == unit.command[0] for o in g.outputs}
+        assert not gathered & set(unit.outputs), unit.name
+
+
 def test_makespan_and_the_cost_table_are_computed_from_the_recorded_states(tmp_path: Path) -> None:
     units = [5.0, 4.0, 3.0, 3.0, 3.0]
     assert rg.makespan(units, 1) == sum(units)
