@@ -41,6 +41,7 @@ from tqdm import tqdm
 
 __all__ = [
     "BACKENDS",
+    "add_gather_arguments",
     "add_parallel_arguments",
     "gather_unit_csvs",
     "parallel_engine",
@@ -75,6 +76,20 @@ def add_parallel_arguments(parser: argparse.ArgumentParser, *, what: str = "unit
     cluster.add_argument("--local-cluster", metavar="N", type=_positive_int, default=None,
                          help="start a Dask LocalCluster of N worker processes on this machine and run "
                               f"the units on it (needs pip install -r {CLUSTER_REQUIREMENTS})")
+
+
+def add_gather_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add, exclusive of each other, ``--gather-only`` (rebuild the gathered files from the units' files
+    already written) and ``--no-gather`` (write the units' own files only). :mod:`compendium.regenerate`
+    runs each unit with ``--no-gather``, so that units of one script may run side by side (``--at-once``):
+    a unit that also gathered would read another unit's file while that one rewrites it. The gather step
+    (``--gather-only``) writes the gathered files after all of them."""
+    gather = parser.add_mutually_exclusive_group()
+    gather.add_argument("--gather-only", action="store_true",
+                        help="only rebuild the gathered files from the units' files already written")
+    gather.add_argument("--no-gather", action="store_true",
+                        help="write the units' own files only, not the gathered ones (how compendium.regenerate "
+                             "runs a unit; its gather step is --gather-only)")
 
 
 def _positive_int(text: str) -> int:

@@ -54,7 +54,7 @@ from functools import partial  # noqa: E402
 
 from compendium.data import REPO_ROOT  # noqa: E402
 from compendium.experiments.coal_many import CLASSIFIERS, DATASETS, OUT_CSV, OUT_DIR, gather, pair_file, run_and_write  # noqa: E402
-from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium.parallel import add_gather_arguments, add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,9 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--fidelity-rows", type=int, default=500, help="rows for the model-based fidelity")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true", help="recompute pairs already stored")
-    p.add_argument("--gather-only", action="store_true")
-    p.add_argument("--no-gather", action="store_true",
-                   help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
+    add_gather_arguments(p)
     add_parallel_arguments(p, what="(data set, classifier) pairs")
     args = p.parse_args(argv)
     OUT_DIR.mkdir(parents=True, exist_ok=True)

@@ -32,7 +32,7 @@ from sklearn.svm import SVC
 import compendium
 from lib import compositions as cp
 from compendium.experiments.comp_estimation import BUDGETS, N_SEEDS, estimation_errors, iris_setup, part_name
-from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.parallel import add_gather_arguments, add_parallel_arguments, parallel_engine, run_units
 
 
 def setup() -> tuple[SVC, np.ndarray, np.ndarray, cp.ShapleyCompositions]:
@@ -59,9 +59,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--only-seeds", type=int, nargs="+", default=None, metavar="S",
                         help="run only these of the seeds 0 .. seeds-1 (the others' CSVs are gathered as stored)")
     parser.add_argument("--force", action="store_true", help="recompute seeds whose CSV exists")
-    parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
-    parser.add_argument("--no-gather", action="store_true",
-                        help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
+    add_gather_arguments(parser)
     add_parallel_arguments(parser, what="seeds")
     args = parser.parse_args(argv)
     if args.only_seeds is not None and not set(args.only_seeds) <= set(range(args.seeds)):

@@ -31,7 +31,7 @@ import pandas as pd
 from compendium import data
 from lib import khiops_nb as kn
 from compendium.experiments.nb_table1_cv import DATASETS, GATHERED, OUT_DIR, gather, quiet, run_dataset
-from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.parallel import add_gather_arguments, add_parallel_arguments, parallel_engine, run_units
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,9 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folds", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--force", action="store_true", help="recompute data sets already done")
-    parser.add_argument("--gather-only", action="store_true", help="only rebuild the gathered CSV from the parts")
-    parser.add_argument("--no-gather", action="store_true",
-                        help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
+    add_gather_arguments(parser)
     add_parallel_arguments(parser, what="data sets")
     args = parser.parse_args(argv)
 

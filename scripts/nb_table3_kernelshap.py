@@ -56,7 +56,7 @@ import compendium.data  # noqa: E402
 from lib import kernel_comparison as kc  # noqa: E402
 from lib import khiops_nb as kn  # noqa: E402
 from compendium.experiments.nb_table3_kernelshap import LOAD_KWARGS, PAPER, table3_protocol  # noqa: E402
-from compendium.parallel import add_parallel_arguments, parallel_engine, run_units  # noqa: E402
+from compendium.parallel import add_gather_arguments, add_parallel_arguments, parallel_engine, run_units  # noqa: E402
 
 SEED = 20230
 OUT_DIR = compendium.data.REPO_ROOT / "data" / "derived" / "nb-table3"
@@ -191,8 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                          "gathered with the stored run into nb-table3-spread.csv")
     ap.add_argument("--out-dir", type=Path, default=OUT_DIR)
     ap.add_argument("--force", action="store_true", help="recompute data sets (or data set x seed) already done")
-    ap.add_argument("--gather-only", action="store_true")
-    ap.add_argument("--no-gather", action="store_true", help="do not write the gathered CSVs")
+    add_gather_arguments(ap)
     ap.add_argument("--name-suffix", default="",
                     help="append this to the result file names (an extra run, e.g. -300-rows; "
                          "the gather step reads only the unsuffixed files)")

@@ -38,7 +38,7 @@ from functools import partial
 from threadpoolctl import threadpool_limits
 
 from compendium.experiments.tv_real_data import REAL_DATA_POSITIVE, gather, is_done, run_unit
-from compendium.parallel import add_parallel_arguments, parallel_engine, run_units
+from compendium.parallel import add_gather_arguments, add_parallel_arguments, parallel_engine, run_units
 
 DATASETS = REAL_DATA_POSITIVE  # data set -> label of the positive class, smallest first
 
@@ -47,9 +47,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="*", default=list(DATASETS), choices=list(DATASETS))
     ap.add_argument("--force", action="store_true", help="recompute data sets already written")
-    ap.add_argument("--gather-only", action="store_true")
-    ap.add_argument("--no-gather", action="store_true",
-                    help="write this unit's own files only; the gathered CSV is the gather step's (--gather-only), so that units may run side by side")
+    add_gather_arguments(ap)
     add_parallel_arguments(ap, what="data sets")
     args = ap.parse_args(argv)
     # one OpenMP thread: on a shared 2-core machine, gradient boosting's thread pool is

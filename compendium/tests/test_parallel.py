@@ -89,3 +89,18 @@ def test_unit_csvs_are_written_whole_and_gathered_in_file_order(tmp_path):
     assert out.read_text().splitlines() == ["unit,x", "a,2", "b,0.333333"]
     with pytest.raises(SystemExit, match="no results"):
         gather_unit_csvs(out.parent / "none", out)
+
+
+def test_gather_only_and_no_gather_are_refused_together() -> None:
+    """--gather-only (gather, run nothing) and --no-gather (run, gather nothing) ask for opposite things:
+    a script given both would silently do nothing, so its parser refuses them."""
+    import argparse
+
+    from compendium.parallel import add_gather_arguments
+
+    parser = argparse.ArgumentParser()
+    add_gather_arguments(parser)
+    assert vars(parser.parse_args(["--no-gather"])) == {"gather_only": False, "no_gather": True}
+    assert vars(parser.parse_args(["--gather-only"])) == {"gather_only": True, "no_gather": False}
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--gather-only", "--no-gather"])
