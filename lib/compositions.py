@@ -108,6 +108,7 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
     V = None if basis is None else np.asarray(basis, dtype=float)
     model = as_model(f)
     eps = _check_clip(clip)
+    checked: dict[int, np.ndarray] = {}  # the basis for N classes, checked (or built) on the first call
 
     def g(Z: Any) -> np.ndarray:
         P = np.asarray(model(Z), dtype=float)
@@ -116,7 +117,7 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
                 "the model must return class probabilities of shape (rows, N) with N >= 2, "
                 f"got shape {P.shape}"
             )
-        if not np.all(np.isfinite(P)):
+        if not np.isfinite(P).all():
             bad = ~np.isfinite(P).all(axis=1)
             raise ValueError(
                 f"the model returned NaN or infinite probabilities for {int(bad.sum())} of the {len(P)} rows it was "
@@ -124,19 +125,24 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
                 "probabilities are finite on every row"
             )
         total = P.sum(axis=1)
-        off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
-        if off.size:
+        near = np.abs(total - 1.0) <= SUM_TOLERANCE
+        off = np.flatnonzero(~near) if not near.all() else ()
+        if len(off):
             raise ProbabilitySumError(
-                f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {off.size} of "
+                f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {len(off)} of "
                 f"the {len(P)} evaluated rows sum to {float(np.min(total[off])):.6g} .. "
                 f"{float(np.max(total[off])):.6g}. A class missing from the columns? Explain every "
                 "column of predict_proba (or close the rows yourself with lib.simplex.closure)"
             )
         if eps is not None:
             P = np.maximum(P, eps)
-        elif np.any(P <= 0):
+        elif (P <= 0).any():
             raise ZeroProbabilityError(int((P <= 0).any(axis=1).sum()))
-        return sx.ilr(P, V)
+        n_classes = P.shape[1]
+        if n_classes not in checked:
+            checked[n_classes] = sx.helmert_basis(n_classes) if V is None else sx.check_basis(V, n_classes)
+        # P is checked above (finite, > 0): sx.ilr's arithmetic without its checks, same bytes
+        return sx.ilr_of_checked(P, checked[n_classes])
 
     g.__wrapped__ = model  # type: ignore[attr-defined]  # the classifier's columns (lib.validation.model_columns)
     return g

@@ -208,6 +208,30 @@ def _greedy_picks(moments: _RunningMoments, n: int, d: int, batch: int, prior_sa
     return picks
 
 
+def _gains(moments: _RunningMoments, cells: np.ndarray) -> np.ndarray:
+    """``σ_i²/m_i − σ_i²/(m_i+1) = σ_i² / (m_i (m_i+1))`` of the ``cells`` (the trace over outputs),
+    without shrinkage: :func:`_greedy_picks`'s gain, the same arithmetic."""
+    counts = moments.counts[cells]
+    return (moments.m2[cells].sum(axis=1) / (counts - 1.0)) / (counts * (counts + 1.0))
+
+
+def _one_at_a_time(game: Game, moments: _RunningMoments, n: int, d: int, draws: int,
+                   rng: np.random.Generator) -> None:
+    """Algorithm 2 as published (``batch_size=1``, ``prior_samples=0``): ``draws`` greedy draws per row.
+
+    The same picks, draws and moments as the loop of :func:`_strumbelj_kononenko` with batches of one
+    (the same random numbers, taken in the same order, and the same arithmetic): only the gain of
+    the cell a draw went to changes, so each row's gains are kept and that one recomputed, instead
+    of every cell's at every draw."""
+    rows_idx = np.arange(n)
+    gain = _gains(moments, np.arange(n * d)).reshape(n, d)
+    for _ in range(draws):
+        picks = np.argmax(gain, axis=1)
+        cells = rows_idx * d + picks
+        moments.add(cells, _one_sample_each(game, rows_idx, picks, rng).reshape(n, -1))
+        gain[rows_idx, picks] = _gains(moments, cells)
+
+
 def _least_draws(game: Game, options: Options) -> int:
     if isinstance(options, VarianceOptions):
         return game.d * options.min_samples
@@ -252,6 +276,9 @@ def _strumbelj_kononenko(game: Game, options: SamplingOptions, rng: np.random.Ge
     # Phase 2 (Algorithm 2): greedy allocation of the rest, batch_size at a time.
     remaining = options.greedy_samples(d)
     rows_idx = np.arange(n)
+    if batch_size == 1 and prior_samples == 0 and remaining > 0:  # as published: _one_at_a_time
+        _one_at_a_time(game, moments, n, d, remaining, rng)
+        remaining = 0
     while remaining > 0:
         b = min(batch_size, remaining)
         picks = _greedy_picks(moments, n, d, b, prior_samples)

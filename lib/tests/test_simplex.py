@@ -528,3 +528,15 @@ def test_support_ordered_sbp_is_stable_and_keeps_a_basis():
     np.testing.assert_allclose(V.T @ V, np.eye(4), atol=1e-12)
     with pytest.raises(ValueError, match="shape"):
         sx.support_ordered_sbp(np.array([1, -1]))
+
+
+@pytest.mark.parametrize("n_parts", [2, 3, 10])
+def test_ilr_of_checked_gives_ilrs_bytes(n_parts):
+    """The unchecked ILR that lib.compositions.ilr_model calls per model call is ilr's arithmetic:
+    the same bytes, for rows and for one composition, in Helmert's basis and in another."""
+    rng = np.random.default_rng(n_parts)
+    P = sx.closure(rng.dirichlet(np.full(n_parts, 0.3), size=50) + 1e-300)
+    signs = sx.helmert_sbp(n_parts)[::-1] if n_parts > 2 else sx.helmert_sbp(n_parts)
+    for V in (sx.helmert_basis(n_parts), sx.sbp_basis(signs)):
+        assert sx.ilr_of_checked(P, V).tobytes() == sx.ilr(P, V).tobytes()
+        assert sx.ilr_of_checked(P[0], V).tobytes() == sx.ilr(P[0], V).tobytes()
