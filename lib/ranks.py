@@ -37,3 +37,39 @@ def tie_grid(values: np.typing.ArrayLike, rtol: float = DEFAULT_TIE_RTOL, *, axi
         return v.copy()
     step = rtol * np.abs(v).max(axis=axis, keepdims=True)
     return np.round(np.divide(v, step, out=np.zeros_like(v), where=step > 0))
+
+
+def kendall_tau_b_rows(a: np.typing.ArrayLike, b: np.typing.ArrayLike) -> np.ndarray:
+    """Kendall's τ-b between ``a[r]`` and ``b[r]`` for every row ``r`` of two ``(rows, d)`` arrays.
+
+    What ``scipy.stats.kendalltau(a[r], b[r]).statistic`` returns (its default: τ-b), to the bit
+    (``lib/tests/test_ranks.py`` compares them), for all the rows at once: over the ``d (d-1)/2``
+    pairs of columns, ``(C - D) / sqrt(P - T_a) / sqrt(P - T_b)``, with ``C - D`` the concordant
+    minus the discordant pairs, ``P`` the pairs and ``T_a``, ``T_b`` the pairs tied in ``a`` and in
+    ``b``; clipped to ``[-1, 1]`` as scipy does.  ``nan`` for a row that is constant in ``a`` or in
+    ``b`` (every pair tied) or that holds a NaN (scipy's ``nan_policy='propagate'``), and when ``d < 2``;
+    infinities rank as the largest and smallest values.  Rank attributions that are equal
+    in exact arithmetic through :func:`tie_grid` first.
+    """
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.ndim != 2 or x.shape != y.shape:
+        raise ValueError(f"expected two (rows, d) arrays of one shape, got shapes {x.shape} and {y.shape}")
+    rows, d = x.shape
+    tau = np.full(rows, np.nan)
+    if d < 2:
+        return tau
+    i, j = np.triu_indices(d, 1)
+    pairs = len(i)
+    step = max(1, 2**22 // pairs)  # rows per block: a few million pairs at a time
+    for start in range(0, rows, step):
+        xs, ys = x[start:start + step], y[start:start + step]
+        sx = (xs[:, i] > xs[:, j]).view(np.int8) - (xs[:, i] < xs[:, j]).view(np.int8)  # 0 when equal
+        sy = (ys[:, i] > ys[:, j]).view(np.int8) - (ys[:, i] < ys[:, j]).view(np.int8)
+        con_minus_dis = np.einsum("rp,rp->r", sx, sy, dtype=np.int64)
+        untied_x = pairs - np.count_nonzero(sx == 0, axis=1)
+        untied_y = pairs - np.count_nonzero(sy == 0, axis=1)
+        ok = (untied_x > 0) & (untied_y > 0) & ~np.isnan(xs).any(axis=1) & ~np.isnan(ys).any(axis=1)
+        # scipy's arithmetic: the integer counts, then two divisions by square roots
+        t = con_minus_dis[ok] / np.sqrt(untied_x[ok].astype(float)) / np.sqrt(untied_y[ok].astype(float))
+        tau[start:start + step][ok] = np.minimum(1.0, np.maximum(-1.0, t))
+    return tau
