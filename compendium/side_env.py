@@ -54,7 +54,7 @@ def side_python(name: str, base: str | Path | None, pins: Sequence[str], *, rebu
     subprocess.run([str(base), "-m", "venv", str(folder)], check=True)
     log = folder / "pip.log"
     with open(log, "w") as handle:
-        done = subprocess.run([str(python), "-m", "pip", "install", *pins], stdout=handle, stderr=subprocess.STDOUT)
+        done = subprocess.run([str(python), "-m", "pip", "install", "--no-compile", *pins], stdout=handle, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         raise SideEnvError(f"installing {pins} into {folder} failed; see {log}")
     stamp.write_text("\n".join(pins) + "\n")

@@ -27,9 +27,10 @@ built = pytest.mark.skipif(
 )
 
 
-def out_of_sight(page: str, label: str) -> str:
-    """Why the element ``label`` of a built page is out of sight when the page opens at it ("" when in sight)."""
-    soup = BeautifulSoup(page, "html.parser")
+def out_of_sight(page: str | BeautifulSoup, label: str) -> str:
+    """Why the element ``label`` of a built page (its HTML, or the page parsed) is out of sight when the page
+    opens at it ("" when in sight)."""
+    soup = page if isinstance(page, BeautifulSoup) else BeautifulSoup(page, "html.parser")
     target = soup.find(id=label)
     if target is None:
         return "no element has this id"
@@ -63,6 +64,7 @@ def claims() -> list[dict]:
 def test_every_claim_lands_on_a_visible_cell(claims: list[dict]) -> None:
     anchors = report.notebook_anchors(ROOT)
     problems = []
+    parsed: dict[Path, BeautifulSoup] = {}  # each page parsed once (a notebook's page is ~1 MB of HTML)
     for claim in claims:
         label = claim["cell"]
         what = f"{claim['paper']}: {claim['name']!r}"
@@ -73,7 +75,9 @@ def test_every_claim_lands_on_a_visible_cell(claims: list[dict]) -> None:
         if not page.is_file():
             problems.append(f"{what}: {page.relative_to(HTML)} is not built")
             continue
-        why = out_of_sight(page.read_text(encoding="utf-8"), label)
+        if page not in parsed:
+            parsed[page] = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        why = out_of_sight(parsed[page], label)
         if why:
             problems.append(f"{what}: #{label} on {page.relative_to(HTML)}: {why}")
     assert not problems, "\n".join(problems)
