@@ -7,7 +7,8 @@ of the computation and ``1e-17`` on another.  Those last bits depend on the orde
 sums, hence on the BLAS kernel the CPU picks, so a statistic read from them is not the
 same on every machine.  :func:`tie_grid` puts a vector on a grid of step ``rtol`` times
 its largest absolute value before ranking: values closer than that step are tied, and a
-value smaller than half of it is an exact zero.
+value smaller than half of it is an exact zero.  :func:`kendall_tau_b_rows` is Kendall's τ-b of many
+pairs of attribution vectors at once (one per explained row), scipy's statistic to the bit.
 """
 
 from __future__ import annotations
