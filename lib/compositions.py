@@ -125,11 +125,10 @@ def ilr_model(f: Model, basis: npt.ArrayLike | None = None, *, clip: float | Non
                 "probabilities are finite on every row"
             )
         total = P.sum(axis=1)
-        near = np.abs(total - 1.0) <= SUM_TOLERANCE
-        off = np.flatnonzero(~near) if not near.all() else ()
-        if len(off):
+        off = np.flatnonzero(~(np.abs(total - 1.0) <= SUM_TOLERANCE))
+        if off.size:
             raise ProbabilitySumError(
-                f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {len(off)} of "
+                f"the model's probabilities must sum to 1 over the {P.shape[1]} classes; {off.size} of "
                 f"the {len(P)} evaluated rows sum to {float(np.min(total[off])):.6g} .. "
                 f"{float(np.max(total[off])):.6g}. A class missing from the columns? Explain every "
                 "column of predict_proba (or close the rows yourself with lib.simplex.closure)"

@@ -230,7 +230,12 @@ def clr(x: npt.ArrayLike) -> np.ndarray:
 
     Book: :ref:`eq-comp-inner` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
     """
-    lx = np.log(check_composition(x))
+    return _clr_of_checked(check_composition(x))
+
+
+def _clr_of_checked(x: np.ndarray) -> np.ndarray:
+    """:func:`clr`'s arithmetic on compositions already checked: the one place it is written."""
+    lx = np.log(x)
     return lx - lx.mean(axis=-1, keepdims=True)
 
 
@@ -422,12 +427,11 @@ def ilr_of_checked(x: np.ndarray, basis: np.ndarray) -> np.ndarray:
 
     Book: :ref:`eq-comp-ilr` (notebooks/02-shapley-compositions/01-aitchison-geometry.ipynb).
 
-    The same arithmetic as :func:`ilr`, hence the same bytes (``lib/tests/test_simplex.py`` compares
-    them); :func:`lib.compositions.ilr_model` calls it once per model call, thousands of times in one
-    sampled explanation, where the checks of :func:`ilr` cost more than the model."""
-    lx = np.log(x)
-    # lx.mean(axis=-1, keepdims=True) as numpy computes it (the sum, then divided by the count)
-    return (lx - np.add.reduce(lx, axis=-1, keepdims=True) / lx.shape[-1]) @ basis
+    The same arithmetic as :func:`ilr` (both through :func:`_clr_of_checked`), hence the same bytes
+    (``lib/tests/test_simplex.py`` compares them); :func:`lib.compositions.ilr_model` calls it once per
+    model call, thousands of times in one sampled explanation, where the checks of :func:`ilr` cost more
+    than the model."""
+    return _clr_of_checked(x) @ basis
 
 
 def ilr_inv(z: npt.ArrayLike, basis: npt.ArrayLike | None = None) -> np.ndarray:

@@ -9,8 +9,8 @@ Its home: the paper's numbers and data sets (:data:`PAPER`, :data:`DATASETS`), t
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -192,7 +192,8 @@ def units() -> list[Result]:
     def per_seed(prefix: str, seed_args: tuple[str, ...], names: Sequence[str]) -> list[Result]:
         cheap = tuple(d for d in names if d in CHEAP)
         found = [unit(f"nb-table3/{prefix}cheap", [f"{prefix}{d}" for d in cheap],
-                      (*seed_args, "--datasets", *cheap, "--force", "--no-gather"), cheap, engine=True, cheap=True)]
+                      (*seed_args, "--datasets", *cheap, "--force", "--no-gather"), cheap, engine=True,
+                      cheap=True)] if cheap else []
         return found + [unit(f"nb-table3/{prefix}{d}", [f"{prefix}{d}"], (*seed_args, "--datasets", d, "--force",
                                                                             "--no-gather"), (d,), engine=True)
                         for d in names if d not in CHEAP]
@@ -201,11 +202,7 @@ def units() -> list[Result]:
     extra = unit("nb-table3/adult-300-rows", ["adult-300-rows"], ("--datasets", "adult", "--rows", "300",
                                                                   "--name-suffix=-300-rows", "--no-gather", "--force"),
                  ("adult",))
-    spread = [u for s, names in SPREAD_SEEDS.items()
-              for u in (per_seed(f"seed-{s}/", ("--seeds", str(s)), names) if set(names) & set(CHEAP) else
-                        [unit(f"nb-table3/seed-{s}/{d}", [f"seed-{s}/{d}"], ("--seeds", str(s), "--datasets", d,
-                                                                             "--force", "--no-gather"), (d,),
-                              engine=True) for d in names])]
+    spread = [u for s, names in SPREAD_SEEDS.items() for u in per_seed(f"seed-{s}/", ("--seeds", str(s)), names)]
     gather_step = Result("nb-table3", (script, "--gather-only"),
                          ("nb-table3.csv", "nb-table3-log-odds.csv", "nb-table3-spread.csv"),
                          tuple(o for r in main + spread for o in r.outputs if o.endswith(".json")), cheap=True,
