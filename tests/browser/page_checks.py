@@ -17,6 +17,9 @@ a planted counter-example (and passing its repaired twin), so that no check of
 - :data:`FIGURE_IMAGES` with :func:`svg_min_font` and :func:`shown_font_px`: the smallest text
   of each figure as shown (its SVG's smallest font size × the width the image is shown at ÷ the
   SVG's width).
+- :data:`VERDICTS_OFF_SCREEN`: a verdict, status or outcome column (its header, or a verdict cell)
+  that starts off-screen, so a reader must pan to see what held (issue 46).
+- :data:`ONE_ROW_TABLES`: a one-row table wider than its box (a record to pan through; a list reads).
 - :data:`GLANCE_TOP`: where the landing page's verdict-at-a-glance table (class
   ``verdict-glance``) starts, in screens.
 - :func:`own_bytes`: a page's own bytes, its HTML and the images it shows; :func:`first_screen`:
@@ -239,6 +242,60 @@ GLANCE_TOP = (
     const table = box.tagName === 'TABLE' ? box : (box.querySelector('table') || box);
     return {top: table.getBoundingClientRect().top + window.scrollY, screen: window.innerHeight,
             rows: table.tagName === 'TABLE' ? table.rows.length : 0};
+}"""
+)
+
+
+#: Header words of a column holding a verdict, a status or an outcome.
+VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "holds", "fail", "substitute", "inconsistent", "untested", "reproduced",
+                   "consistent", "explained deviation", "not reproduced", "contradicted"]
+
+#: (words) -> [str]: header cells of verdict columns (a header that is one of ``words``), and verdict cells
+#: (``td.verdict``), that lie (partly) off-screen at scroll 0: past the screen or past a box that scrolls or clips
+VERDICTS_OFF_SCREEN = """(words) => {
+    const width = document.documentElement.clientWidth;
+    const off = [];
+    const clipped = e => {
+        const r = e.getBoundingClientRect();
+        if (r.width === 0) return false;
+        if (r.left < -1 || r.right > width + 1) return true;
+        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+            const s = getComputedStyle(a);
+            if (s.overflowX !== 'visible') {
+                const b = a.getBoundingClientRect();
+                if (r.right > b.right + 1 || r.left < b.left - 1) return true;
+            }
+        }
+        return false;
+    };
+    document.querySelectorAll('th').forEach(th => {
+        const text = th.textContent.replace(/\\s+/g, ' ').trim().toLowerCase().replace(/\\u00ad/g, '');
+        if (words.includes(text) && clipped(th)) off.push('header ' + text);
+    });
+    document.querySelectorAll('td.verdict').forEach(td => {
+        if (clipped(td)) off.push('cell ' + td.textContent.trim());
+    });
+    return off;
+}"""
+
+#: -> [str]: a one-row data table wider than its box (a reader pans to read one record): it reads as a
+#: list of "name: value" lines instead
+ONE_ROW_TABLES = (
+    """() => {
+    """ + _SHOWN + """
+    const out = [];
+    for (const t of document.querySelectorAll('article table')) {
+        if (!shown(t) || t.parentElement.closest('table')) continue;
+        const body = t.tBodies.length ? Array.from(t.tBodies).flatMap(b => Array.from(b.rows)) : Array.from(t.rows).slice(1);
+        if (body.length !== 1 || body[0].cells.length < 3) continue;
+        const r = t.getBoundingClientRect();
+        let right = document.documentElement.clientWidth;
+        for (let a = t.parentElement; a && a.tagName !== 'ARTICLE'; a = a.parentElement) {
+            if (getComputedStyle(a).overflowX !== 'visible') { right = Math.min(right, a.getBoundingClientRect().right); break; }
+        }
+        if (r.right > right + 1) out.push(`${Math.round(r.width)} px wide: ${t.textContent.replace(/\\s+/g, ' ').trim().slice(0, 60)}`);
+    }
+    return out;
 }"""
 )
 

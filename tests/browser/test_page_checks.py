@@ -132,6 +132,28 @@ def test_tables_seen_whole_are_not(tab: Any) -> None:
     assert _page(tab, cued).evaluate(checks.TABLE_BOXES) == []
 
 
+def test_a_verdict_column_off_screen_is_caught(tab: Any) -> None:
+    wide = ("<table><tr><th>item</th><th>a long column</th><th>another long column</th><th>status</th></tr>"
+            "<tr><td>x</td><td>" + "y " * 60 + "</td><td>" + "z" * 90 + "</td><td class='verdict'>reproduced</td></tr></table>")
+    page = _page(tab, f"<div style='overflow-x:auto'>{wide}</div>")
+    assert page.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS) == ["header status", "cell reproduced"]
+    first = ("<table><tr><th>status</th><th>item</th><th>a long column</th></tr>"
+             "<tr><td class='verdict'>reproduced</td><td>x</td><td>" + "z" * 90 + "</td></tr></table>")
+    page = _page(tab, f"<div style='overflow-x:auto'>{first}</div>")
+    assert page.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS) == []
+
+
+def test_a_wide_one_row_table_is_caught_and_a_narrow_or_longer_one_is_not(tab: Any) -> None:
+    head = "<thead><tr><th></th>" + "".join(f"<th>column {k}</th>" for k in range(12)) + "</tr></thead>"
+    row = "<tr><th>row</th>" + "".join(f"<td>{k * 1000.5}</td>" for k in range(12)) + "</tr>"
+    one = f"<div style='overflow-x:auto'><table>{head}<tbody>{row}</tbody></table></div>"
+    assert len(_page(tab, one).evaluate(checks.ONE_ROW_TABLES)) == 1
+    two = f"<div style='overflow-x:auto'><table>{head}<tbody>{row}{row}</tbody></table></div>"
+    assert _page(tab, two).evaluate(checks.ONE_ROW_TABLES) == []
+    narrow = "<table><thead><tr><th>a</th><th>b</th><th>c</th></tr></thead><tbody><tr><td>1</td><td>2</td><td>3</td></tr></tbody></table>"
+    assert _page(tab, narrow).evaluate(checks.ONE_ROW_TABLES) == []
+
+
 def test_raw_labels_in_visible_text_are_caught(tab: Any) -> None:
     body = ("<p>Check 1: eq. <code>eq-nb-shapley</code> is exact.</p>"
             "<p style='display:none'>eq-hidden-label</p><a href='#equation-eq-nb-shapley'>(L10)</a>")

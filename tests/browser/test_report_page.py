@@ -4,7 +4,7 @@ In headless Chromium at 400 px (the fixtures of ``test_rendered_book.py``: the b
 127.0.0.1, Debian's chromium driven by Playwright), with every folded section of the report open:
 
 - no verdict, status or outcome column is off-screen: every such header cell, and every verdict cell, is
-  within the screen without panning sideways (:data:`VERDICTS_OFF_SCREEN`);
+  within the screen without panning sideways (``page_checks.VERDICTS_OFF_SCREEN``; the browser test runs it on every page);
 - no raw TeX in the text a reader sees (outside typeset maths and code) on the landing page, the report
   and the chapters' landing pages (:data:`RAW_TEX`);
 - the report, fully open, is at most a third of its length before issue 37 (87.1 screens of 860 px);
@@ -22,43 +22,13 @@ from typing import Any
 
 import pytest
 
+import page_checks as checks
 from test_rendered_book import SHOTS, browser, site  # noqa: F401  (the module's fixtures, reused)
 
 PHONE, HEIGHT = 400, 860
 #: the report's length before issue 37, fully open at 400 x 860 px, in screens, and the claims it registered then
 #: (30 empirical and 2 mathematical: README's counts at 1cb7358); per claim, it must now be at most a third
 BEFORE_SCREENS, BEFORE_CLAIMS = 87.1, 32
-#: Header words of a column holding a verdict, a status or an outcome.
-VERDICT_HEADERS = ["verdict", "status", "outcome", "hold", "fail", "substitute", "inconsistent", "untested", "reproduced",
-                   "consistent", "explained deviation", "not reproduced", "contradicted"]
-
-#: -> [str]: header cells of verdict columns, and verdict cells, that lie (partly) off-screen at scroll 0
-VERDICTS_OFF_SCREEN = """(words) => {
-    const width = document.documentElement.clientWidth;
-    const off = [];
-    const clipped = e => {
-        const r = e.getBoundingClientRect();
-        if (r.width === 0) return false;
-        if (r.left < -1 || r.right > width + 1) return true;
-        for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
-            const s = getComputedStyle(a);
-            if (s.overflowX !== 'visible') {
-                const b = a.getBoundingClientRect();
-                if (r.right > b.right + 1 || r.left < b.left - 1) return true;
-            }
-        }
-        return false;
-    };
-    document.querySelectorAll('th').forEach(th => {
-        const text = th.textContent.replace(/\\s+/g, ' ').trim().toLowerCase().replace(/\\u00ad/g, '');
-        if (words.includes(text) && clipped(th)) off.push('header ' + text);
-    });
-    document.querySelectorAll('td.verdict').forEach(td => {
-        if (clipped(td)) off.push('cell ' + td.textContent.trim());
-    });
-    return off;
-}"""
-
 #: -> [str]: text a reader sees with TeX left in it (outside typeset maths, code and scripts)
 RAW_TEX = """() => {
     const found = [];
@@ -100,10 +70,10 @@ def test_the_detectors_catch_what_they_must(tab: Any) -> None:
             "<tr><td>" + "x" * 10 + "</td><td>" + "y " * 60 + "</td><td>" + "z" * 90 + "</td>"
             "<td class='verdict'>reproduced</td></tr></table>")
     tab.set_content(f"<html><body style='margin:0'><div style='overflow-x:auto'>{wide}</div></body></html>")
-    assert tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS) == ["header verdict", "cell reproduced"]
+    assert tab.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS) == ["header verdict", "cell reproduced"]
     narrow = "<table><tr><th>item</th><th>verdict</th></tr><tr><td>x</td><td class='verdict'>reproduced</td></tr></table>"
     tab.set_content(f"<html><body>{narrow}</body></html>")
-    assert tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS) == []
+    assert tab.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS) == []
     tab.set_content("<html><body><article><p>the largest \\( \\log f_{-i} \\) value; m_{\\max}</p>"
                     "<p class='math'>\\(x\\)</p></article></body></html>")
     assert len(tab.evaluate(RAW_TEX)) == 1
@@ -112,12 +82,12 @@ def test_the_detectors_catch_what_they_must(tab: Any) -> None:
 def test_no_verdict_column_off_screen_on_a_phone(tab: Any, site: str) -> None:  # noqa: F811
     _open(tab, site + "book/reproduction-report.html", unfold=True)
     assert tab.evaluate("document.querySelectorAll('td.verdict').length") > 100, "the report shows no verdicts"
-    off = tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS)
+    off = tab.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS)
     assert not off, f"verdict columns off-screen at {PHONE} px: {off[:10]}"
     SHOTS.mkdir(parents=True, exist_ok=True)
     tab.screenshot(path=str(SHOTS / "report--400-open.png"), full_page=True)
     _open(tab, site + "book/intro.html")
-    assert not tab.evaluate(VERDICTS_OFF_SCREEN, VERDICT_HEADERS)
+    assert not tab.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS)
 
 
 @pytest.mark.parametrize("page", ["book/intro", "book/reproduction-report", "book/01-naive-bayes",
