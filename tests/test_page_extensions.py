@@ -179,6 +179,13 @@ def test_code_breaks_between_tokens_never_inside_one() -> None:
             '<span class="n">tv_real_data</span>\n</pre></div>')
     assert "typical_<wbr>value_<wbr>contributions</span><span class=\"n\">tv_real_data<" in reading_aids.hang_lines(name)
     assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", comment)
+    # an output's lines are plain text, with no token spans: a check's value and bound stay whole on
+    # every line, the first (after the empty span Pygments opens with) as the ones after it
+    output = ('<div class="highlight"><pre><span></span>first: max |error| \u2248\u00a06.7e-16\u00a0&lt;\u00a01e-10\u00a0\u2713\n'
+              'second: max |error| \u2248\u00a02.2e-16\u00a0&lt;\u00a01e-12\u00a0\u2713\n</pre></div>')
+    hung = reading_aids.hang_lines(output)
+    assert re.findall(r'<span class="nobr">([^<]*)</span>', hung) == ["6.7e-16", "1e-10", "2.2e-16", "1e-12"]
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", output)
 
 
 def test_tex_in_a_table_is_typeset_and_other_text_is_not() -> None:

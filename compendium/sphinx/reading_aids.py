@@ -108,7 +108,9 @@ def break_between_tokens(code: str) -> str:
         marked = _LONG_NAME.sub(lambda name: _UNDERSCORE.sub("_<wbr>", name[0]), marked)
         return f">{marked}<"
 
-    return _BREAK_AFTER.sub(r"\1<wbr>", _TEXT.sub(text, code))
+    # framed in ">" and "<", so that text before a line's first tag or after its last (an output's
+    # line of plain text, with no token spans) is a text segment too
+    return _BREAK_AFTER.sub(r"\1<wbr>", _TEXT.sub(text, f">{code}<")[1:-1])
 
 
 def hang_lines(body: str) -> str:

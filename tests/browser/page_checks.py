@@ -19,6 +19,7 @@ a planted counter-example (and passing its repaired twin), so that no check of
   SVG's width).
 - :data:`VERDICTS_OFF_SCREEN`: a verdict, status or outcome column (its header, or a verdict cell)
   that starts off-screen, so a reader must pan to see what held (issue 46).
+- :data:`LONE_MARKS`: a check's ✓ or ✗ drawn on a line of its own, apart from the number it judges.
 - :data:`ONE_ROW_TABLES`: a one-row table wider than its box (a record to pan through; a list reads).
 - :data:`GLANCE_TOP`: where the landing page's verdict-at-a-glance table (class
   ``verdict-glance``) starts, in screens.
@@ -29,7 +30,8 @@ A page reads as its idea (issue 38), on every notebook page at 400 and 1400 px:
 
 - :data:`CODE_LINES`: a code or output line that overflows its box (it pans or is cut); on a
   desk, a shown code line wider than its box (it wraps: the code was not formatted to the column); on a
-  phone, a wrapped code line that breaks inside a token (a name, a number: ``set_index(le`` / ``vels)``).
+  phone, a wrapped code or output line that breaks inside a token (a name, a number: ``set_index(le`` / ``vels)``,
+  ``1e-`` / ``12``).
 - :data:`OUTPUT_LINES` with :func:`bare_booleans`: an output line that ends in a bare ``True`` or
   ``False`` (a check prints its number, its bound and its verdict).
 - :data:`CODE_CELLS` with :func:`plumbing` and :func:`undefined_names`: a cell on the page (shown or
@@ -278,6 +280,36 @@ VERDICTS_OFF_SCREEN = """(words) => {
     return off;
 }"""
 
+#: -> [str]: a check's verdict mark (✓ or ✗) in a code cell's output drawn on a line of its own, apart from
+#: the value and bound it judges (the line broke before it)
+LONE_MARKS = (
+    """() => {
+    """ + _SHOWN + """
+    const out = [], range = document.createRange();
+    const top = (node, i) => { range.setStart(node, i); range.setEnd(node, i + 1); const r = range.getClientRects(); return r.length ? r[0].top : null; };
+    for (const p of document.querySelectorAll('article .cell_output pre')) {
+        if (!shown(p)) continue;
+        const walker = document.createTreeWalker(p, NodeFilter.SHOW_TEXT);
+        let last = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+                const c = node.data[i];
+                if (c === '\\n') { last = null; continue; }
+                if (/\\s/.test(c)) continue;
+                const here = top(node, i);
+                if (here === null) continue;
+                if ((c === '\u2713' || c === '\u2717') && last !== null && here > last.top + 2) {
+                    out.push(`${last.text} / ${c}`);
+                }
+                last = {top: here, text: node.data.slice(Math.max(0, i - 23), i + 1).trim()};
+            }
+        }
+    }
+    return out;
+}"""
+)
+
+
 #: -> [str]: a one-row data table wider than its box (a reader pans to read one record): it reads as a
 #: list of "name: value" lines instead
 ONE_ROW_TABLES = (
@@ -470,7 +502,7 @@ CODE_LINES = (
             nowrap.remove();
             if (over > 1) wraps.push(`${over} px too wide for the column: ${first(p)}`);
         }
-        if (!desk && !output) inside.push(...breaksInside(p));
+        if (!desk) inside.push(...breaksInside(p).map(b => (output ? 'output ' : '') + b));
     }
     return {pans: pans, wraps: wraps, inside: inside};
 }"""

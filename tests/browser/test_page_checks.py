@@ -143,6 +143,16 @@ def test_a_verdict_column_off_screen_is_caught(tab: Any) -> None:
     assert page.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS) == []
 
 
+def test_a_check_mark_alone_on_a_line_is_caught(tab: Any) -> None:
+    """In a box 29 characters wide, "max |error| = 6.7e-16 < 1e-10" fills the first line and the ✓ falls
+    to the next, alone; joined by no-break spaces (compendium.page), the value, bound and mark move together."""
+    box = "pre{width:29ch}"
+    loose = _page(tab, WRAP + _output("max |error| = 6.7e-16 &lt; 1e-10 \u2713"), box).evaluate(checks.LONE_MARKS)
+    assert len(loose) == 1 and loose[0].endswith("< 1e-10 / \u2713"), loose
+    joined = "max |error| =\u00a06.7e-16\u00a0&lt;\u00a01e-10\u00a0\u2713"
+    assert _page(tab, WRAP + _output(joined), box).evaluate(checks.LONE_MARKS) == []
+
+
 def test_a_wide_one_row_table_is_caught_and_a_narrow_or_longer_one_is_not(tab: Any) -> None:
     head = "<thead><tr><th></th>" + "".join(f"<th>column {k}</th>" for k in range(12)) + "</tr></thead>"
     row = "<tr><th>row</th>" + "".join(f"<td>{k * 1000.5}</td>" for k in range(12)) + "</tr>"
@@ -279,6 +289,14 @@ def test_a_code_line_broken_inside_a_word_or_a_number_on_a_phone_is_caught(tab: 
     marked[6] = '<span class="mf"><span style="white-space:nowrap">1e-12</span></span>'
     fixed = _page(tab, WRAP + _input("".join(marked)), box).evaluate(checks.CODE_LINES, False)
     assert fixed["inside"] == [], fixed
+    # an output's line too: a check's value broken after its sign, and the same line with it kept whole
+    check = "max |error| \u2248\u00a0{}\u00a0&lt;\u00a01e-10\u00a0\u2713"
+    broken = _page(tab, WRAP + _output("x" * 14 + check.format("6.7e-16")), box).evaluate(checks.CODE_LINES, False)
+    assert [b for b in broken["inside"] if b.startswith("output ")], broken
+    whole = check.format('<span style="white-space:nowrap">6.7e-16</span>').replace(
+        "1e-10", '<span style="white-space:nowrap">1e-10</span>')
+    kept = _page(tab, WRAP + _output("x" * 14 + whole), box).evaluate(checks.CODE_LINES, False)
+    assert kept["inside"] == [], kept
 
 
 def test_a_long_line_is_caught_inside_hanging_lines(tab: Any) -> None:

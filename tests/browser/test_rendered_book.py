@@ -38,7 +38,7 @@ notebooks, the landing pages, the back matter) it checks that
   shown from a 1x PNG; no raw TeX in the text;
 - a reader on a phone (issue 46), at 400 px: no verdict, status or outcome column starts off-screen
   on any page (the reader would pan to see what held); no one-row table wider than the screen (a
-  record reads as a list);
+  record reads as a list); no check's ✓ or ✗ drawn on a line of its own;
 - the byte budgets: every page's own bytes (its HTML and images) at most 600 kB, the Figures
   page's 2 MB (all of it, scrolled through), and everything a phone fetches for the Figures page's
   first screen at most 1.5 MB (bytes, not times: the load times on a throttled phone are measured
@@ -339,6 +339,7 @@ def _visit_phone(reader: Reader, url: str, shot: str, *, contrast: bool) -> dict
     info["overflow"] = page.evaluate(checks.PAGE_OVERFLOW)
     info["verdicts"] = page.evaluate(checks.VERDICTS_OFF_SCREEN, checks.VERDICT_HEADERS)
     info["one_row"] = page.evaluate(checks.ONE_ROW_TABLES)
+    info["lone_marks"] = page.evaluate(checks.LONE_MARKS)
     info.update(_reading_checks(page, desk=False))
     info["axe"] = _axe(page, contrast=contrast)
     if display:
@@ -609,6 +610,12 @@ def test_no_verdict_column_off_screen_on_a_phone(on_phone: dict[str, dict[str, A
 def test_no_one_row_table_to_pan_on_a_phone(on_phone: dict[str, dict[str, Any]], page: str) -> None:
     wide = on_phone[page]["one_row"]
     assert not wide, f"at {PHONE} px a one-row table is wider than the screen (show it as a list): {wide}"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_verdict_mark_alone_on_a_line_on_a_phone(on_phone: dict[str, dict[str, Any]], page: str) -> None:
+    lone = on_phone[page]["lone_marks"]
+    assert not lone, f"at {PHONE} px a check's mark is drawn apart from its number: {lone[:5]}"
 
 
 @pytest.mark.parametrize(("page", "width"), _both(PAGES))
