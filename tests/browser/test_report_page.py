@@ -150,3 +150,24 @@ def test_the_landing_page_tells_the_findings_first(tab: Any, site: str) -> None:
     # (the first two screens hold the five take-aways, test above; the findings in full follow them)
     assert where["sentence"] < where["table"], "the counts come before the findings"
     tab.screenshot(path=str(SHOTS / "intro--400-findings.png"), full_page=False)
+
+
+#: -> {rule, screen, perFeature}: where the estimators page's rule (its paragraph opening "Rule") starts, in
+#: CSS px from the top, and every phrase of its text that counts a budget in rows per feature
+ESTIMATOR_RULE = """() => {
+    const rule = Array.from(document.querySelectorAll('article p')).find(p => /^Rule\\b/.test(p.textContent.trim()));
+    const text = document.querySelector('article').innerText;
+    return {rule: rule ? rule.getBoundingClientRect().top + window.scrollY : null, screen: window.innerHeight,
+            perFeature: text.match(/[^\\n]{0,40}rows[ \\u00a0]+per[ \\u00a0]+feature[^\\n]{0,20}/g) || []};
+}"""
+
+
+def test_the_estimators_page_states_its_rule_in_its_first_screen_in_one_unit(tab: Any, site: str) -> None:  # noqa: F811
+    """Issue 46, item 6: a reader choosing an estimator finds the rule on the first phone screen, and every
+    budget is counted in model rows per explained row (a per-feature figure only beside it, "…, 30 per feature")."""
+    _open(tab, site + "notebooks/00-foundations/03-estimators.html")
+    found = tab.evaluate(ESTIMATOR_RULE)
+    assert found["rule"] is not None, "the estimators page states no rule (a paragraph opening 'Rule')"
+    assert found["rule"] < found["screen"], f"the rule starts {found['rule']:.0f} px down, past the first {found['screen']} px screen"
+    assert not found["perFeature"], f"budgets counted in rows per feature: {found['perFeature'][:4]}"
+    tab.screenshot(path=str(SHOTS / "estimators--400-rule.png"), full_page=False)
