@@ -8,7 +8,8 @@ a planted counter-example (and passing its repaired twin), so that no check of
 - :data:`LONG_CODE`: code shown on the page (a code cell's input or a listing; not removed, not
   folded) over :data:`MAX_CODE_LINES` lines.
 - :data:`TABLE_FAULTS`: table cells cut with an ellipsis ("…" or "...") and cells showing a missing
-  value (``NaN``, pandas' ``<NA>``/``NaT``) instead of an empty cell or a reason.
+  value (``NaN``, pandas' ``<NA>``/``NaT``) instead of an empty cell or a reason, and data cells
+  holding a bare ``True``/``False`` (a table says what a boolean means, in a word or a mark).
 - :data:`PAGE_OVERFLOW`: a page wider than the screen (it pans sideways), with the elements that
   make it so.
 - :data:`TABLE_BOXES`: tables a reader cannot see whole (clipped, past the column, or wider than
@@ -128,7 +129,7 @@ LONG_CODE = (
 
 #: -> {cut: [...], missing: [...]}: table cells ending in an ellipsis, and cells that show NaN
 TABLE_FAULTS = """() => {
-    const cut = [], missing = [];
+    const cut = [], missing = [], booleans = [];
     document.querySelectorAll('table').forEach(t => t.querySelectorAll('td, th').forEach(c => {
         const text = c.textContent.replace(/\\s+/g, ' ').trim();
         if (/(\\u2026|\\.\\.\\.)$/.test(text)) cut.push(text.slice(-70));
@@ -140,8 +141,13 @@ TABLE_FAULTS = """() => {
             const label = row && row.cells.length ? row.cells[0].textContent.trim().slice(0, 40) : '';
             missing.push(`${label}: ${text.slice(0, 40)}`);
         }
+        // a bare boolean in a data cell: the table must say what it means, in a word or a mark
+        if (c.tagName === 'TD' && /^(True|False)$/.test(text)) {
+            const row = c.closest('tr');
+            booleans.push(`${row && row.cells.length ? row.cells[0].textContent.trim().slice(0, 40) : ''}: ${text}`);
+        }
     }));
-    return {cut: cut, missing: missing};
+    return {cut: cut, missing: missing, booleans: booleans};
 }"""
 
 #: -> {width, screen, culprits}: the page's scrollable width against the screen's, and the

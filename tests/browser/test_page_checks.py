@@ -97,6 +97,12 @@ def test_a_nan_among_a_data_tables_numbers_is_caught(tab: Any) -> None:
     assert len(_page(tab, frame).evaluate(checks.TABLE_FAULTS)["missing"]) == 1
 
 
+def test_a_bare_boolean_in_a_table_is_caught_and_a_word_is_not(tab: Any) -> None:
+    frame = "<table class='dataframe'><tr><th>claim</th><th>holds</th></tr><tr><td>efficiency</td><td>{}</td></tr></table>"
+    assert _page(tab, frame.format("True")).evaluate(checks.TABLE_FAULTS)["booleans"] == ["efficiency: True"]
+    assert _page(tab, frame.format("\u2713 yes")).evaluate(checks.TABLE_FAULTS)["booleans"] == []
+
+
 def test_a_page_wider_than_the_screen_is_caught(tab: Any) -> None:
     found = _page(tab, "<p>text</p><code style='white-space:nowrap'>lib.permutation_sampling."
                        "antithetic_shapley_with_a_name_longer_than_the_screen_is_wide</code>").evaluate(checks.PAGE_OVERFLOW)

@@ -24,7 +24,7 @@ notebooks, the landing pages, the back matter) it checks that
   sample of ``CONTRAST_AT_PHONE`` only (see there); the others (minor, moderate) are counted
   per rule and width, printed at the end of the run, and written to ``_build/accessibility.txt``;
 - the page reads as its findings (issue 30), at 400 and 1400 px: no code shown over 40 lines;
-  no table cell cut with "…" or "...", none showing NaN; every table seen whole (or scrolling in
+  no table cell cut with "…" or "...", none showing NaN or a bare True/False; every table seen whole (or scrolling in
   its own box, with a sign that more is there); no page wider than a phone's screen; no raw
   ``eq-`` label in the visible text; every figure opens at full size, and its smallest text is at
   least 7 px on a phone; the landing page's verdict-at-a-glance table (class ``verdict-glance``)
@@ -584,6 +584,7 @@ def test_no_table_cell_cut_or_nan(visited: dict[str, dict[str, Any]], on_phone: 
     cells = _at(visited, on_phone, page, width)["tables"]
     assert not cells["cut"], f"{len(cells['cut'])} table cells cut with an ellipsis: {cells['cut'][:5]}"
     assert not cells["missing"], f"{len(cells['missing'])} table cells show NaN: {cells['missing'][:5]}"
+    assert not cells["booleans"], f"{len(cells['booleans'])} table cells show a bare True/False: {cells['booleans'][:5]}"
 
 
 @pytest.mark.parametrize(("page", "width"), _both(PAGES))
