@@ -28,6 +28,7 @@ and :func:`coalition_values` (any list of coalitions, any number of features).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
@@ -290,6 +291,29 @@ class Game:
     def base_values(self) -> np.ndarray:
         """``v_x(∅)``: the mean of ``f`` over the whole background, exact, ``(n[, k])``."""
         return np.broadcast_to(self.background_outputs.mean(axis=0), self.outputs.shape).copy()
+
+    def of_rows(self, index: np.typing.ArrayLike) -> Game:
+        """The game of the explained rows ``X[index]`` alone, against the same background: what a
+        sequential estimator runs round after round on one row (:func:`lib.sampling.registry.run`'s
+        ``tol``).
+
+        It shares the model, the background and what this game knows already: ``f(x)`` of those rows
+        and ``f(b)`` of the background rows (computed here first if they were not, and counted here,
+        once), and :attr:`differ` and :attr:`codes` of those rows.  Its :attr:`model_rows` starts at 0
+        and counts only what is evaluated through it: the caller adds it to this game's count.
+        """
+        index = np.asarray(index, dtype=np.int64).reshape(-1)
+        outputs, background_outputs = self.outputs, self.background_outputs
+        differ, (cx, cb) = self.differ, self.codes
+        sub = copy.copy(self)
+        for name in ("pool", "_dense_codes", "values_are_codes"):
+            sub.__dict__.pop(name, None)
+        sub.X = self.X.iloc[index] if isinstance(self.X, pd.DataFrame) else self.X[index]
+        sub.n = len(index)
+        sub.model_rows = 0
+        sub.__dict__.update(outputs=outputs[index], background_outputs=background_outputs,
+                            differ=differ[index], codes=(cx[index], cb))
+        return sub
 
     # -- hybrid rows ---------------------------------------------------------------------------
 

@@ -54,6 +54,13 @@ class ShapleyResult:
         The model rows the call spent (rows passed to the model, as :class:`lib.games.Game`
         counts them): the cost of the result, to set beside its accuracy; ``0`` for a closed form
         that reads the model's parameters, ``None`` where unknown.
+    rows_per_row
+        Where sampling stopped at a tolerance (:func:`lib.sampling.sample_shapley`'s ``tol``): the model
+        rows spent on each explained row, ``(n,)`` int, counted as ``max_rows`` counts them (as if the
+        row were explained alone: ``f(x)`` once, the ``m`` background rows once, and the rows of its
+        draws), so each is at most ``max_rows``.  Their sum exceeds :attr:`model_rows` by
+        ``(n - 1) m``: the call evaluates the background once for all rows.  ``None`` without a
+        tolerance, where every row is given the whole budget (:attr:`model_rows` says what it spent).
     """
 
     values: np.ndarray
@@ -67,6 +74,7 @@ class ShapleyResult:
     n_samples: np.ndarray | None = None
     method: str = "exact"
     model_rows: int | None = None
+    rows_per_row: np.ndarray | None = None
 
     def efficiency_gap(self) -> np.ndarray:
         """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.

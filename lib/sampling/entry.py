@@ -15,7 +15,7 @@ from lib.entry_points import entry_point
 from lib.games import Game, as_game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options
-from lib.sampling.registry import DEFAULT, estimator, run
+from lib.sampling.registry import DEFAULT, check_tol, estimator, run
 
 __all__ = ["adjust_efficiency", "sample_shapley"]
 
@@ -89,6 +89,7 @@ def sample_shapley(
     method: str = DEFAULT,
     options: Options | None = None,
     output: Any = None,
+    tol: float | None = None,
     **deprecated: Any,
 ) -> ShapleyResult:
     """Sampled interventional Shapley values, for more features than :func:`lib.shapley.exact_shapley` takes.
@@ -140,6 +141,17 @@ def sample_shapley(
     output
         The explained class (:func:`lib.models.output_index`: a label of ``classes_`` or a column
         index); default every output.
+    tol
+        Stop sampling an explained row once every standard error of its values (every feature, every
+        output) is at most ``tol``, or once ``max_rows`` is spent, whichever comes first: ``max_rows``
+        stays a hard cap.  A finite number ``> 0``; default ``None``, every row given the whole budget
+        (the results are then those of the call without ``tol``, bit for bit).  The method runs in
+        rounds on each row, the rows spent doubling each round (:func:`lib.sampling.registry.sequential`
+        says how and why); a ``nan`` standard error (too few draws to measure a spread) never meets
+        ``tol``, an exact value (standard error 0) stops after the first round.  Where ``max_rows`` ran
+        out first, one ``UserWarning`` says on how many rows, the largest standard error reached and
+        the ``max_rows`` that would meet ``tol`` (estimated at the ``1/sqrt(rows)`` rate).  The result's
+        ``rows_per_row`` records each row's rows.
 
     Returns
     -------
@@ -147,21 +159,24 @@ def sample_shapley(
         With ``variances`` (the variance of each estimate), ``standard_errors`` (each value's, from
         the method's own draws: nominal 95 % intervals ``values ± 1.96 standard_errors``; with
         ``adjust=True``, those of the estimates before the adjustment), ``n_samples`` (``(n, d)``,
-        samples per feature) and ``model_rows``, the model rows spent.  Base values are exact: the
+        samples per feature) and ``model_rows``, the model rows spent; with ``tol``, also
+        ``rows_per_row`` (``(n,)``, each row's rows, at most ``max_rows``).  Base values are exact: the
         mean of ``f`` over the whole background.
 
     Raises
     ------
     ValueError
         A budget too small for one estimate (the message gives the smallest ``max_rows``),
-        options of another method, an unknown method, or bad input (:mod:`lib.validation`).
+        options of another method, an unknown method, a ``tol`` that is not a finite number
+        ``> 0``, or bad input (:mod:`lib.validation`).
     """
     given, options = _deprecated_keywords(deprecated, method, options)
+    tol = check_tol(tol)
     game = as_game(model, X, background, "sample_shapley", output=output, nan_remedy=_NAN_REMEDY, **given)
     if game.d == 0:
         raise ValueError("X has no features: give at least one column to explain")
     before = game.model_rows
-    res = run(game, method, max_rows, rng, options)
+    res = run(game, method, max_rows, rng, options, tol=tol)
     res = replace(res, model_rows=game.model_rows - before)
     opts = options if options is not None else estimator(method).options()
     if not opts.adjust:
