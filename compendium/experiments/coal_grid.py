@@ -304,3 +304,154 @@ def conclusion_claims(grid: pd.DataFrame, summary: pd.DataFrame, *, single_group
         Claim("the coalitional influence of the single group of all attributes equals the complete influence",
               *c["single group"], f"largest difference {single_group_gap:.1e}", bool(single_group_gap < 1e-12)),
     ]
+
+
+#: The paper's hypotheses of cause (§5.2, §5.3), quoted exactly, with where they stand; :func:`cause_claims`
+#: tests the observable consequence of each on the grid. A cause judged by an association is, at best,
+#: consistent with it: the grid varies no cause alone.
+CAUSES: dict[str, tuple[str, str]] = {
+    "retraining": ("This makes each retraining faster to do, even if there are potentially twice more subgroups to "
+                   "take into account.", "§5.2"),
+    "VIF correlated": ("This can be explained by the fact that the attributes of the generated group are correlated to "
+                       "one another, which mean that the information brought by these groups and subgroups is very "
+                       "redundant.", "§5.2"),
+    # two clauses, two claims (a count of groups, and what they carry), which can come out differently
+    "VIF many": ("We can suppose a lot of groups are calculated", "§5.2"),
+    "VIF same": ("but they often bring nearly the same information each", "§5.2"),
+    "no transitivity": ("This can be explained by the group calculation method, which does not take into account the "
+                        "possible correlation of two attributes which are both not correlated with the original "
+                        "attribute of the group (no transitivity).", "§5.2"),
+    # two clauses, two claims (on time, on error), which can come out differently
+    "redundant": ("This lead, as for VIF and Spearman, to the calculation of redundant information, which increases "
+                  "the computation time", "§5.2"),
+    "not better": ("without improving much the performance", "§5.2"),
+    "RevVIF diverse": ("Instead of focusing on the correlated groups, the RevVIF method relies on the least correlated, "
+                       "thus a greater diversity of information is taken into account.", "§5.2"),
+    "small groups": ("This can be explained by the generation of a lot of small groups (singletons or couples), rather "
+                     "than a few large ones.", "§5.3"),
+}
+
+
+def parse_groups(text: str) -> list[tuple[int, ...]]:
+    """The groups of a grid cell from its ``groups`` column (``"{0,1} {2}"`` -> ``[(0, 1), (2,)]``)."""
+    return [tuple(int(a) for a in g.strip("{}").split(",")) for g in text.split()]
+
+
+def group_correlations(groups: list[tuple[int, ...]], corr: np.ndarray) -> dict[str, float]:
+    """How correlated a grouping's attributes are, read from ``corr`` (absolute Spearman correlations):
+
+    - ``within``: the mean of ``corr`` over the pairs of attributes that share a group (NaN when no group holds
+      two attributes);
+    - ``between``: the mean, over the pairs of distinct groups, of the largest ``corr`` between a member of one
+      and a member of the other, 1 when they share an attribute (NaN for a single group): how much two groups
+      carry the same information;
+    - ``small share``: the share of the groups of one or two attributes.
+    """
+    pairs = {(a, b) for g in groups for i, a in enumerate(g) for b in g[i + 1:]}
+    within = float(np.mean([corr[a, b] for a, b in pairs])) if pairs else float("nan")
+    between = [1.0 if set(g) & set(h) else float(corr[np.ix_(g, h)].max())
+               for i, g in enumerate(groups) for h in groups[i + 1:]]
+    return {"within": within, "between": float(np.mean(between)) if between else float("nan"),
+            "small share": float(np.mean([len(g) <= 2 for g in groups]))}
+
+
+def cause_claims(grid: pd.DataFrame) -> list[Claim]:
+    """The paper's hypotheses of cause (:data:`CAUSES`), each tested by its observable consequence on the grid.
+
+    ``grid`` is the stored grid with, per cell, ``within``, ``between`` and ``small share``
+    (:func:`group_correlations`). The readings, fixed before the numbers were computed (a cause judged by
+    an association is at best consistent with it):
+
+    - "each retraining faster" (fewer instances): the time of one retraining (a coalition's fit and the
+      prediction of the explained rows: the complete influence's time over its ``2^n`` coalitions) grows with
+      the number of rows: its rank correlation with the rows over the data sets is positive for every
+      classifier (the grid cannot say whether the paper's nine-attribute sets were faster for it);
+    - VIF's groups "are correlated to one another": VIF's pairs sharing a group are more correlated than the
+      data set's pairs on average, over the cells where VIF groups two attributes; "very redundant" (the cause
+      of VIF's poor error): over the (method, alpha) means, the within-group correlation rank-correlates
+      positively with the error;
+    - "a lot of groups are calculated": VIF's mean number of groups ranks at least ``t = 4`` of the six
+      methods, fewest first (as "long" for time); "nearly the same information each": VIF's between-group
+      correlation is at least the median of the five data-driven methods';
+    - RevSpearman's "no transitivity": its groups hold correlated pairs, its within-group correlation above
+      RevVIF's (the method that "relies on the least correlated");
+    - "redundant information, which increases the computation time": over the (method, alpha) means of the
+      five data-driven methods, the within-group correlation rank-correlates positively with time; "without
+      improving much the performance": not negatively with error;
+    - RevVIF "relies on the least correlated": its within-group correlation is below VIF's and Spearman's;
+      "a greater diversity of information" (the cause of its precision): the positive rank correlation of
+      within-group correlation with error, as above;
+    - "a lot of small groups ... rather than a few large ones" (why many groups do not give a small error):
+      over the (method, alpha) means, the number of groups rank-correlates negatively with the mean group
+      size, and the share of groups of one or two attributes positively with the error.
+    """
+    from scipy.stats import spearmanr
+
+    c = CAUSES
+    driven = list(gr.GROUP_METHODS)
+    pairs = grid.drop_duplicates(["data set", "classifier"]).assign(
+        retraining=lambda f: f["time complete ms"] / f["2^n"])
+    rho_rows = {k: float(spearmanr(f["rows"], f["retraining"]).statistic) for k, f in pairs.groupby("classifier")}
+    means = grid.groupby(["method", "alpha"])[["within", "between", "small share", "n_groups", "mean_size",
+                                               "time ms", "error euclidean"]].mean()
+    data_means = means.loc[driven].dropna(subset=["within"])
+    rho_err = float(spearmanr(data_means["within"], data_means["error euclidean"]).statistic)
+    rho_time = float(spearmanr(data_means["within"], data_means["time ms"]).statistic)
+    vif = grid[(grid["method"] == "VIF") & grid["within"].notna()]
+    vif_excess = float((vif["within"] - vif["all pairs"]).mean())
+    per_method = grid.groupby("method")[["within", "between", "n_groups"]].mean()
+    groups_rank = per_method["n_groups"].rank()
+    many = Threshold("VIF's rank in the number of groups (1 = fewest) >= t", 4, float(groups_rank["VIF"]), "at least")
+    between_median = float(per_method.loc[driven, "between"].median())
+    w = per_method["within"]
+    rho_size = float(spearmanr(means["n_groups"], means["mean_size"]).statistic)
+    rho_small = float(spearmanr(means["small share"], means["error euclidean"]).statistic)
+    n_means = f"over {len(data_means)} (method, alpha) means"
+    return [
+        Claim("one retraining takes longer on more rows, for every classifier", *c["retraining"],
+              "rank correlation of the time per coalition with the rows: "
+              + ", ".join(f"{k} {v:.2f}" for k, v in rho_rows.items()), bool(min(rho_rows.values()) > 0)),
+        Claim("VIF's grouped attributes are more correlated than the data set's pairs", *c["VIF correlated"],
+              f"mean |Spearman| within VIF's groups minus over all pairs: {vif_excess:+.3f} "
+              f"({len(vif)} cells with a group of two or more)", bool(vif_excess > 0)),
+        Claim("more correlated groups go with larger errors", *c["VIF correlated"],
+              f"rank correlation of within-group |Spearman| with error {rho_err:.2f} {n_means}", bool(rho_err > 0)),
+        Claim("VIF computes many groups", *c["VIF many"],
+              f"VIF's mean number of groups {per_method.loc['VIF', 'n_groups']:.2f}, rank {groups_rank['VIF']:.0f} "
+              f"of {len(per_method)} (1 = fewest)", many.holds, (many,)),
+        Claim("VIF's groups share more information than the median method's", *c["VIF same"],
+              f"between-group |Spearman|: VIF {per_method.loc['VIF', 'between']:.3f}, median of the five "
+              f"data-driven methods {between_median:.3f}", bool(per_method.loc["VIF", "between"] >= between_median)),
+        Claim("RevSpearman's groups are more correlated within than RevVIF's", *c["no transitivity"],
+              f"within-group |Spearman|: RevSpearman {w['RevSpearman']:.3f}, RevVIF {w['RevVIF']:.3f}",
+              bool(w["RevSpearman"] > w["RevVIF"])),
+        Claim("more correlated groups go with longer times", *c["redundant"],
+              f"rank correlation of within-group |Spearman| with time {rho_time:.2f} {n_means}", bool(rho_time > 0)),
+        Claim("more correlated groups do not go with smaller errors", *c["not better"],
+              f"rank correlation of within-group |Spearman| with error {rho_err:.2f} {n_means}", bool(rho_err >= 0)),
+        Claim("RevVIF's groups are less correlated within than VIF's and Spearman's", *c["RevVIF diverse"],
+              f"within-group |Spearman|: RevVIF {w['RevVIF']:.3f}, VIF {w['VIF']:.3f}, Spearman {w['Spearman']:.3f}",
+              bool(w["RevVIF"] < min(w["VIF"], w["Spearman"]))),
+        Claim("less correlated groups go with smaller errors", *c["RevVIF diverse"],
+              f"rank correlation of within-group |Spearman| with error {rho_err:.2f} {n_means}", bool(rho_err > 0)),
+        Claim("more groups go with smaller groups", *c["small groups"],
+              f"rank correlation of the number of groups with the mean size {rho_size:.2f} over {len(means)} "
+              f"(method, alpha) means", bool(rho_size < 0)),
+        Claim("a larger share of one- and two-attribute groups goes with larger errors", *c["small groups"],
+              f"rank correlation of the share of groups of one or two attributes with error {rho_small:.2f} "
+              f"over {len(means)} (method, alpha) means", bool(rho_small > 0)),
+    ]
+
+
+def with_correlations(grid: pd.DataFrame) -> pd.DataFrame:
+    """``grid`` with, per cell, the correlations of its groups (:func:`group_correlations`: ``within``,
+    ``between``, ``small share``) and ``all pairs``, the mean absolute Spearman correlation over every pair of
+    the data set's attributes; each data set is loaded once (its attributes as the grouping methods see them)."""
+    extra = {}
+    for name in grid["data set"].unique():
+        corr = gr.spearman_matrix(gr.numeric_matrix(compendium.data.load(f"keel-{name}")[0]))
+        everyone = float(corr[np.triu_indices(len(corr), 1)].mean()) if len(corr) > 1 else float("nan")
+        for groups in grid.loc[grid["data set"] == name, "groups"].unique():
+            extra[name, groups] = {**group_correlations(parse_groups(groups), corr), "all pairs": everyone}
+    added = pd.DataFrame([extra[k] for k in zip(grid["data set"], grid["groups"])], index=grid.index)
+    return pd.concat([grid, added], axis=1)

@@ -20,12 +20,12 @@ import numpy as np
 
 from compendium.claims import Claim, Threshold
 from lib import formula
-from lib.bayesnet import states
+from lib.bayesnet import state_index, states
 from lib.sdp import check_pi, check_sdp, swing_decomposition, swing_game
 from lib.validation import is_number
 
-__all__ = ["FIGURE1_PAPER", "PAPER", "figure1_claims", "game_changer_claims", "negative_claim", "network_claims",
-           "null_players"]
+__all__ = ["FIGURE1_PAPER", "PAPER", "REVERSE_SWINGS", "cut_correlations", "figure1_claims", "game_changer_claims",
+           "negative_claim", "network_claims", "null_players", "reverse_swing_claims"]
 
 
 #: Amoukou & Brunel §3.2, their words about Figure 1, quoted exactly (one entry per test of
@@ -360,4 +360,92 @@ def network_claims(net: Any, target: str, features: Sequence[str], *, given: Seq
               f"P({target} = 1 | {', '.join(given)} = 1) = {prob:.4f} (every other variable summed out; "
               f"P({target} = 1) = {float(p @ f):.4f})",
               very.holds, (very,)),
+    ]
+
+
+#: §3.1's sentence on negative Swing-SVs, quoted exactly, in three clauses that can come out differently: what
+#: such a variable does not do (few swings), and the two causes it gives for its reverse swings (correlations,
+#: local over-fitting; "…" stands for the words of the other cause).
+REVERSE_SWINGS: dict[str, tuple[str, str]] = {
+    "few swings": ("In that latter case, the variable is not important enough to make a lot of swings", "§3.1"),
+    "correlations": ("while correlations with other variables … induce a lot of reverse-swings", "§3.1"),
+    "over-fitting": ("local over-fitting induce a lot of reverse-swings (i.e adding the variable transforms a winning "
+                     "coalition into a losing coalition).", "§3.1"),
+}
+
+
+def cut_correlations(p: np.typing.ArrayLike, i: int) -> np.ndarray:
+    """The distribution of the ``2**d`` binary states with variable ``i`` made independent of the others:
+    ``p'(z) = p(z_{-i}) p(z_i)``, the others' joint and ``i``'s marginal kept (states ordered as
+    :func:`lib.bayesnet.states`)."""
+    q = np.asarray(p, dtype=float)
+    d = int(np.log2(q.size))
+    if q.ndim != 1 or q.size != 2**d or not 0 <= i < d:
+        raise ValueError(f"need the probabilities of the 2**d states and a variable below d, got {q.shape}, {i}")
+    z = states(d)
+    flipped = z.copy()
+    flipped[:, i] ^= 1
+    others = q + q[state_index(flipped)]          # p(z_{-i}), once for each value of z_i
+    one = float(q[z[:, i] == 1].sum())
+    return others * np.where(z[:, i] == 1, one, 1 - one)
+
+
+def reverse_swing_claims(decision: np.typing.ArrayLike, p: np.typing.ArrayLike, x: np.typing.ArrayLike,
+                         threshold: float, features: Sequence[str], neighbours: dict[str, Sequence[str]], *,
+                         pi: float = 0.9) -> list[Claim]:
+    """Test §3.1's account of a negative Swing-SV (:data:`REVERSE_SWINGS`) at one instance, with exact SDPs.
+
+    ``decision`` is the model's decision on each of the ``2**d`` states, ``p`` their probabilities, ``x`` the
+    instance, ``neighbours`` each variable's parents and children in the network. The readings, fixed before
+    the numbers were computed ("a lot" has no number in the paper: each test asks for the direction only):
+
+    - "not important enough to make a lot of swings": each variable with a negative Swing-SV at ``pi`` makes
+      fewer swings (coalitions, unweighted) than every variable with a positive one;
+    - "local over-fitting induce[s] ... reverse-swings": a variable with no neighbour in the network is
+      independent of every other and of the target, so adding it to a coalition moves an SDP only through the
+      model's reading of it; such a variable makes reverse swings (the model's over-fitting alone can);
+    - "correlations with other variables ... induce ... reverse-swings": for each variable with a negative
+      Swing-SV and a neighbour, making it independent of the others (:func:`cut_correlations`: its marginal
+      and the others' joint kept, the model unchanged) lowers its Shapley-weighted reverse swings. This
+      changes the one thing the clause names, on the same model and instance: an intervention, not an
+      association.
+    """
+    from lib.sdp import same_decision_probability
+
+    features = list(features)
+    pi = check_pi(pi)
+
+    def split(q: np.ndarray) -> Any:
+        return swing_decomposition(swing_game(same_decision_probability(decision, q, x, threshold)[0], pi))
+
+    here = split(np.asarray(p, dtype=float))
+    values = np.where(np.abs(here.values) < 1e-12, 0.0, here.values)
+    negative = [f for f, v in zip(features, values) if v < 0]
+    positive = [f for f, v in zip(features, values) if v > 0]
+    n_sw = dict(zip(features, here.n_swings.astype(int)))
+    if not positive:       # the values add to 1 - v(empty) >= 0: a negative value comes with a positive one
+        raise ValueError("no Swing-SV is positive at this instance: the swing game is empty")
+    fewest = min(positive, key=lambda f: (n_sw[f], f))
+    few = bool(negative) and all(n_sw[f] < n_sw[fewest] for f in negative)
+    alone = [f for f in features if not neighbours[f]]
+    n_rev = dict(zip(features, here.n_reverse_swings.astype(int)))
+    overfit = bool(alone) and all(n_rev[f] > 0 for f in alone)
+    tied = [f for f in negative if neighbours[f]]
+    cut = {f: float(split(cut_correlations(p, features.index(f))).reverse_swings[features.index(f)]) for f in tied}
+    rev = dict(zip(features, here.reverse_swings))
+    lowered = bool(tied) and all(cut[f] < rev[f] for f in tied)
+    c = REVERSE_SWINGS
+    return [
+        Claim(f"each variable with a negative Swing-SV at pi = {pi:g} makes fewer swings than every variable with "
+              f"a positive one", *c["few swings"],
+              "swings of the negative: " + ", ".join(f"{f} {n_sw[f]}" for f in negative)
+              + f"; fewest of a positive value: {fewest} {n_sw[fewest]}", few),
+        Claim(f"a variable with no neighbour in the network (independent of every other and of the target) makes "
+              f"reverse swings at pi = {pi:g}", *c["over-fitting"],
+              ("reverse swings: " + ", ".join(f"{f} {n_rev[f]}" for f in alone)) if alone
+              else "no variable without a neighbour", overfit),
+        Claim(f"making a negative-valued variable independent of the others lowers its reverse swings at "
+              f"pi = {pi:g}", *c["correlations"],
+              "; ".join(f"{f} {rev[f]:.4f} -> {cut[f]:.4f}" for f in tied) + " (Shapley-weighted)" if tied
+              else "no negative-valued variable with a neighbour", lowered),
     ]

@@ -77,3 +77,48 @@ def test_many_attributes_conclusion():
     # a noise floor as large as the errors: the sampled baseline cannot rank them
     _, monitor, _ = coal_many.conclusion_claims(_many([100] * 4, floor=0.02))
     assert monitor.holds
+
+
+def test_group_correlations_by_hand():
+    corr = np.array([[1.0, 0.8, 0.1], [0.8, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    two = coal_grid.group_correlations([(0, 1), (2,)], corr)
+    assert two == pytest.approx({"within": 0.8, "between": 0.3, "small share": 1.0})
+    one = coal_grid.group_correlations([(0, 1, 2)], corr)
+    assert one["within"] == pytest.approx(0.4) and np.isnan(one["between"]) and one["small share"] == 0
+    shared = coal_grid.group_correlations([(0, 1), (1, 2)], corr)          # they share attribute 1
+    assert shared == pytest.approx({"within": 0.55, "between": 1.0, "small share": 1.0})
+    assert np.isnan(coal_grid.group_correlations([(0,), (1,), (2,)], corr)["within"])
+    assert coal_grid.parse_groups("{0,1} {2}") == [(0, 1), (2,)]
+
+
+def _cause_grid(error_of, per_coalition_of=lambda k, rows: rows / 1000):
+    """Three data sets x two classifiers x two alphas; each method's within-group correlation fixed, its error
+    ``error_of(within)``, its time growing with the within-group correlation, fewer groups where they are larger."""
+    within = dict(VIF=0.7, Spearman=0.5, PCA=0.4, Model=0.3, RevSpearman=0.25, RevVIF=0.1)
+    n_groups = dict(VIF=6, PCA=5.5, Model=5, Spearman=4.5, RevSpearman=3, RevVIF=2)
+    rows = []
+    for (d, n), k, a in itertools.product([("s1", 100), ("s2", 500), ("s3", 1000)], ["c1", "c2"], [0.01, 0.4]):
+        for m in METHODS:
+            rows.append({"data set": d, "classifier": k, "alpha": a, "method": m, "rows": n, "2^n": 16,
+                         "time complete ms": 16 * per_coalition_of(k, n), "time ms": 10 * within[m],
+                         "error euclidean": error_of(within[m]), "n_groups": n_groups[m],
+                         "mean_size": 6 / n_groups[m], "within": within[m],
+                         "between": 0.9 if m == "VIF" else 0.5, "small share": within[m], "all pairs": 0.2})
+    return pd.DataFrame(rows)
+
+
+def test_cause_claims_follow_the_grid():
+    claims = coal_grid.cause_claims(_cause_grid(lambda w: w / 10))
+    assert all(c.holds for c in claims), [c.claim for c in claims if not c.holds]
+    assert {c.paper for c in claims} <= {q for q, _ in coal_grid.CAUSES.values()}
+    # the error falls as the groups grow more correlated: the readings on error fail, the others stand
+    claims = {c.claim: c.holds for c in coal_grid.cause_claims(_cause_grid(lambda w: 1 - w))}
+    assert not claims["more correlated groups go with larger errors"]
+    assert not claims["more correlated groups do not go with smaller errors"]
+    assert not claims["less correlated groups go with smaller errors"]
+    assert not claims["a larger share of one- and two-attribute groups goes with larger errors"]
+    assert claims["RevVIF's groups are less correlated within than VIF's and Spearman's"]
+    # one classifier whose coalitions cost less on more rows: one retraining is not faster on fewer rows
+    slower = _cause_grid(lambda w: w / 10, lambda k, n: 1 / n if k == "c2" else n / 1000)
+    first = coal_grid.cause_claims(slower)[0]
+    assert first.claim.startswith("one retraining") and not first.holds

@@ -160,3 +160,42 @@ def test_authors_demo_row_and_decisions():
     with pytest.raises(ValueError, match="no column"):
         acv_lucas.authors_demo(X0.drop(columns="Smoking"), y0, features)
 
+
+
+def test_cut_correlations_by_hand():
+    # states ordered as lib.bayesnet.states: s = x0 + 2 x1
+    p = np.array([0.5, 0.2, 0.1, 0.2])                    # P(x0 = 1) = 0.4, P(x1 = 1) = 0.3
+    np.testing.assert_allclose(sdp_figure1.cut_correlations(p, 0), [0.42, 0.28, 0.18, 0.12])
+    np.testing.assert_allclose(sdp_figure1.cut_correlations(p, 1), [0.42, 0.28, 0.18, 0.12])
+    independent = np.array([0.42, 0.28, 0.18, 0.12])
+    np.testing.assert_allclose(sdp_figure1.cut_correlations(independent, 1), independent)
+    with pytest.raises(ValueError):
+        sdp_figure1.cut_correlations(p, 2)
+
+
+def _abn():
+    """Features A, B, N: A and B correlated (P(A = B) = 0.8), N a fair coin independent of both."""
+    z = bn.states(3)
+    p_ab = np.where(z[:, 0] == z[:, 1], 0.4, 0.1)
+    return z, p_ab * 0.5, ["A", "B", "N"]
+
+
+def test_reverse_swing_claims_on_a_hand_made_model():
+    z, p, names = _abn()
+    # the decision reads N, which carries nothing: at x = (1, 1, 1), SDP_{A} = 1 - P(N = 1) P(B = 0 | A = 1) = 0.9
+    # and SDP_{A, N} = P(B = 1 | A = 1) = 0.8, so N's arrival turns the winning {A} into a losing coalition
+    decision = ((z[:, 0] == 1) & ~((z[:, 2] == 1) & (z[:, 1] == 0))).astype(float)
+    x = np.array([1, 1, 1])
+    few, overfit, corr = sdp_figure1.reverse_swing_claims(decision, p, x, 0.5, names,
+                                                          {"A": ["B"], "B": ["A"], "N": []})
+    assert overfit.holds and "N" in overfit.ours
+    # no variable without a neighbour: the over-fitting reading cannot hold
+    _, overfit, _ = sdp_figure1.reverse_swing_claims(decision, p, x, 0.5, names,
+                                                     {"A": ["B"], "B": ["A"], "N": ["A"]})
+    assert not overfit.holds and "no variable without a neighbour" in overfit.ours
+    # the decision is A alone, every variable independent: no negative value, no reverse swing, nothing to cut
+    flat = np.full(8, 1 / 8)
+    few, overfit, corr = sdp_figure1.reverse_swing_claims((z[:, 0] == 1).astype(float), flat, x, 0.5, names,
+                                                          {"A": ["B"], "B": ["A"], "N": []})
+    assert not few.holds and not overfit.holds and not corr.holds
+    assert {c.paper for c in (few, overfit, corr)} == {q for q, _ in sdp_figure1.REVERSE_SWINGS.values()}
