@@ -37,7 +37,8 @@ DEFAULT = "strata"
 #: estimators share.
 NOT_ESTIMATORS = frozenset({"base", "registry", "entry", "walk"})
 
-#: The first round of :func:`sequential` (``tol``), in multiples of the least draws of the estimator.
+#: The first round of :func:`lib.sampling.registry.sequential` (``tol``), in multiples of the least draws
+#: of the estimator.
 FIRST_ROUND = 8
 
 
@@ -76,8 +77,8 @@ def run(game: Game, method: str, budget: int, rng: np.random.Generator, options:
     (:func:`lib.validation.check_random`: an int ``s`` is ``numpy.random.default_rng(s)``, as
     scikit-learn takes seeds); after the run, checks the model rows the game counted (at most
     ``budget`` per explained row).  ``tol``: stop each row's sampling once its standard errors are
-    at most ``tol`` (:func:`sequential`); ``None``, the estimator run once with the whole budget, as
-    before ``tol`` existed (nothing of that path reads ``tol``).
+    at most ``tol`` (:func:`lib.sampling.registry.sequential`); ``None``, the estimator run once with
+    the whole budget, as before ``tol`` existed (nothing of that path reads ``tol``).
     """
     tol = check_tol(tol)
     est = estimator(method)
