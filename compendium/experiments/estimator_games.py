@@ -16,10 +16,16 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
 * :func:`additive_game`: ``f(z) = sum_j a_j sin(w_j z_j)`` with ``d = 60``, whose Shapley values are the
   closed form ``phi_j = g_j(x_j) - mean_b g_j(b_j)`` (:func:`additive_ground_truth`): the check that an
   estimator is exact on an additive game, not a contest.
+
+:func:`benchmark_games` builds every game of the benchmark (:data:`GAMES`), those above and the ones of
+``d <= 14`` whose values come from enumeration, for ``benchmarks/estimators.py`` and
+``benchmarks/coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
+Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimators benchmark use it.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +33,12 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["TREE_AGREEMENT", "BenchmarkGame", "additive_game", "additive_ground_truth", "tree_ground_truth",
-           "twonorm_gbt", "twonorm_model"]
+__all__ = ["GAMES", "TREE_AGREEMENT", "BenchmarkGame", "additive_game", "additive_ground_truth", "benchmark_games",
+           "khiops_nb_log_odds", "tree_ground_truth", "twonorm_gbt", "twonorm_model"]
+
+#: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
+GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
+         "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
 
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
@@ -117,3 +127,80 @@ def additive_game(d: int = 60, *, rows: int, background: int, seed: int = 0) -> 
 
     return BenchmarkGame(f"additive-{d}", "two-norm", f, explain, bg, additive_ground_truth(a, w, explain, bg),
                 "closed form (additive)")
+
+
+def khiops_nb_log_odds(dataset: str, *, rows: int, background: int):
+    """Chapter 1's Khiops selective naive Bayes fitted on ``dataset`` (:func:`compendium.data.load`), as a
+    function of its part matrix: ``(f, explain, background)``, ``f`` the log-odds of the positive class
+    (:func:`lib.naive_bayes.log_odds_terms` on the model's tables), the first ``rows`` rows of the part matrix
+    explained against the next ``background`` (``benchmarks/exact_engine.py``'s ``khiops-nb-<data set>``
+    case). Needs Khiops (:func:`lib.khiops_nb.khiops_available`)."""
+    from lib import khiops_nb as kn
+    from lib import naive_bayes as nb
+
+    X, y = compendium.data.load(dataset)
+    _, model = kn.fit_khiops_snb(X, y)
+    tables = model.tables()
+    parts = model.transform(X)
+    positive = model.classes[1]
+
+    def f(Z: np.ndarray, tables=tables, positive=positive) -> np.ndarray:
+        bias, terms = nb.log_odds_terms(tables, np.asarray(Z).astype(np.int64), positive)
+        return bias + terms.sum(axis=1)
+    return f, parts[:rows], parts[rows: rows + background]
+
+
+def benchmark_games(names, rows: int, background: int, seed: int):
+    """The estimators benchmark's games (:data:`GAMES`), each a :class:`BenchmarkGame` with its exact
+    values (enumeration, :func:`lib.shapley.exact_shapley`, for ``d <= 14``; tree paths or the closed form
+    past it): ``rows`` explained rows (svc-iris-ilr: always its three flowers) against ``background`` rows
+    (svc-iris-ilr: chapter 2's), data and models seeded by ``seed``."""
+    from lib import shapley
+
+    for name in names:
+        if name in ("gbt-twonorm-30", "gbt-twonorm-60"):
+            yield twonorm_gbt(int(name.rsplit("-", 1)[1]), rows=rows, background=background, seed=seed)
+        elif name == "additive-60":
+            yield additive_game(60, rows=rows, background=background, seed=seed)
+        elif name == "hgb-adult-many":
+            from compendium.experiments import coal_many
+
+            A, Y, _, nominal = coal_many.prepare("adult")
+            n_categories = np.where(nominal, A.max(axis=0) + 1, 0)
+            model = coal_many.make_model("gradient-boosting", nominal, n_categories).fit(A, Y)
+            rng = np.random.default_rng([seed, A.shape[1], len(A)])
+            bg = A[np.sort(rng.choice(len(A), size=background, replace=False))]
+            explain = A[np.sort(rng.choice(len(A), size=rows, replace=False))]
+
+            def f(Z: np.ndarray, model=model) -> np.ndarray:
+                return model.predict_proba(Z)[:, 1]
+            yield BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name == "svc-iris-ilr":
+            from compendium.experiments import comp_estimation
+            from lib import compositions
+
+            model, flowers, bg = comp_estimation.iris_setup()
+            f = compositions.ilr_model(model.predict_proba)
+            yield BenchmarkGame(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name == "gbt-twonorm":
+            g = twonorm_gbt(14, rows=rows, background=background, seed=seed)
+            yield BenchmarkGame(name, g.data, g.f, g.explain, g.background,
+                                shapley.exact_shapley(g.f, g.explain, g.background).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name.startswith("khiops-nb-adult"):
+            from lib import khiops_nb as kn
+
+            if not kn.khiops_available():
+                print(f"{name}: Khiops is not installed, game skipped", file=sys.stderr)
+                continue
+            f, explain, bg = khiops_nb_log_odds("adult", rows=rows, background=background)
+            if name.endswith("-proba"):
+                def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
+                    return 1.0 / (1.0 + np.exp(-log_odds(Z)))
+            explain, bg = np.asarray(explain), np.asarray(bg)
+            yield BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        else:
+            raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
