@@ -19,8 +19,13 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
 
 :func:`benchmark_games` builds every game of the benchmark (:data:`GAMES`), those above and the ones of
 ``d <= 14`` whose values come from enumeration, for ``benchmarks/estimators.py`` and
-``benchmarks/coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
+``benchmarks/estimator_coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
 Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimators benchmark use it.
+
+:func:`interval_coverage` measures how often the nominal 95 % intervals of sampled values (value ±
+``1.96`` standard errors, :attr:`lib.result.ShapleyResult.standard_errors`) cover the exact values over
+seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
+:data:`COVERAGE_BAND`).
 """
 
 from __future__ import annotations
@@ -33,12 +38,24 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["GAMES", "TREE_AGREEMENT", "BenchmarkGame", "additive_game", "additive_ground_truth", "benchmark_games",
-           "khiops_nb_log_odds", "tree_ground_truth", "twonorm_gbt", "twonorm_model"]
+__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
+           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds",
+           "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
 GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
          "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
+
+#: The normal quantile of a nominal 95 % interval: value ± Z95 standard errors.
+Z95 = 1.96
+#: The band a nominal 95 % interval's coverage must fall in (issue 47), fixed before measuring: 1.96
+#: standard errors are nominal 95 %, and with N intervals the binomial spread of a 95 % coverage is
+#: ``sqrt(0.95 * 0.05 / N)`` (0.58 points at N = 1,400, 100 seeds of one row of 14 features):
+#: two points either side is more than three such spreads.
+COVERAGE_BAND = (0.93, 0.97)
+#: A standard error at or below this says the value is exact (every stratum enumerated, an additive
+#: game): counted apart, not as an interval (``lib/tests/test_standard_errors.py`` uses the same bound).
+EXACT_SE = 1e-9
 
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
@@ -204,3 +221,49 @@ def benchmark_games(names, rows: int, background: int, seed: int):
                                 "enumeration (lib.shapley.exact_shapley)")
         else:
             raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
+
+
+def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
+                      *, z: float = Z95) -> dict[str, float]:
+    """How nominal intervals ``values ± z standard_errors`` over seeds cover the exact values.
+
+    ``values`` and ``standard_errors`` are ``(seeds, n, d)`` or ``(seeds, n, d, k)`` (one sampled run per
+    seed), ``exact`` the exact values ``(n, d[, k])``. A value whose standard error is finite and above
+    :data:`EXACT_SE` is an interval; one at or below it claims to be exact and is counted apart (with the
+    count of those that are not, beyond ``1e-9`` relative to the largest exact value); a ``nan`` standard
+    error (too few draws to measure a spread) is neither. Returns ``intervals``, ``covered`` and
+    ``coverage`` (``nan`` without intervals), ``exact values``, ``exact but off``, ``nan share`` (of all
+    values) and ``se / spread``: over the positions (row, feature, output) whose every seed has an
+    interval and whose values spread across seeds, the mean over seeds of the standard error divided by
+    the values' standard deviation across seeds (``ddof=1``), averaged (1 when the standard errors are
+    right on average)."""
+    v = np.asarray(values, dtype=float)
+    se = np.asarray(standard_errors, dtype=float)
+    ex = np.broadcast_to(np.asarray(exact, dtype=float), v.shape)
+    if se.shape != v.shape:
+        raise ValueError(f"standard errors {se.shape} and values {v.shape} differ in shape")
+    finite = np.isfinite(se)
+    interval = finite & (se > EXACT_SE)
+    claims_exact = finite & (se <= EXACT_SE)
+    covered = (np.abs(v - ex) <= z * se) & interval
+    scale = max(float(np.abs(ex).max()), 1.0) if ex.size else 1.0
+    off = claims_exact & (np.abs(v - ex) > EXACT_SE * scale)
+    n = int(interval.sum())
+    every = interval.all(axis=0)
+    spread = v.std(axis=0, ddof=1) if len(v) > 1 else np.full(v.shape[1:], np.nan)
+    use = every & (spread > 0)
+    ratio = float(np.mean(se.mean(axis=0)[use] / spread[use])) if use.any() else float("nan")
+    return {"intervals": n, "covered": int(covered.sum()), "coverage": covered.sum() / n if n else float("nan"),
+            "exact values": int(claims_exact.sum()), "exact but off": int(off.sum()),
+            "nan share": float((~finite).mean()) if v.size else float("nan"), "se / spread": ratio}
+
+
+def within_band(table: Any) -> Any:
+    """Per row of a coverage table (``benchmarks/estimator_coverage.py``'s: columns ``covered`` and
+    ``intervals``), whether its coverage ``covered / intervals`` is within :data:`COVERAGE_BAND`, bounds
+    included; ``False`` for a row without intervals (every value exact)."""
+    covered = np.asarray(table["covered"], dtype=float)
+    n = np.asarray(table["intervals"], dtype=float)
+    share = np.divide(covered, n, out=np.full_like(n, np.nan), where=n > 0)
+    lo, hi = COVERAGE_BAND
+    return (n > 0) & (share >= lo) & (share <= hi)
