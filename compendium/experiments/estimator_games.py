@@ -38,7 +38,7 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
+__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "RULE_PER_FEATURE", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
            "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds",
            "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
@@ -53,6 +53,9 @@ Z95 = 1.96
 #: ``sqrt(0.95 * 0.05 / N)`` (0.58 points at N = 1,400, 100 seeds of one row of 14 features):
 #: two points either side is more than three such spreads.
 COVERAGE_BAND = (0.93, 0.97)
+#: The budget, in model rows per explained row and per feature, from which the intervals are read as
+#: holding (the page's budget rule): the larger of ``benchmarks/estimator_coverage.py``'s budgets per feature.
+RULE_PER_FEATURE = 1000
 #: A standard error at or below this says the value is exact (every stratum enumerated, an additive
 #: game): counted apart, not as an interval (``lib/tests/test_standard_errors.py`` uses the same bound).
 EXACT_SE = 1e-9
