@@ -113,11 +113,13 @@ def readme_sentence(table: pd.DataFrame) -> str:
 
     def count(mask) -> str:
         k, n = int((inside & mask).sum()), int(mask.sum())
-        return f"all {n}" if k == n else f"{k} of {n}"
+        return (f"all {n}" if n > 1 else "the one") if k == n else f"{k} of {n}"
+
+    cells = "cells" if int(high.sum()) != 1 else "cell"
     below = (f"{count(~high)} below it (there {share[~high].min():.1f}-{share[~high].max():.1f} %)"
              if (~high).any() else "none below it")
     return (f"Over {int(table['seeds'].max())} seeds, its nominal 95 % intervals (`standard_errors`) cover the exact "
-            f"values {100 * lo:.0f}-{100 * hi:.0f} % of the time in {count(high)} (game, budget) cells at "
+            f"values {100 * lo:.0f}-{100 * hi:.0f} % of the time in {count(high)} (game, budget) {cells} at "
             f"{eg.RULE_PER_FEATURE:,} × d model rows per explained row or more, and in {below}.")
 
 
