@@ -16,7 +16,8 @@ Games (``--games``)
     (chapter 2's RBF SVM on iris in ILR coordinates, ``d = 4``, a two-output game scored by the
     Aitchison distance; its exact values cost ``2^4 * 50 = 800`` rows, so most of its budgets are above
     the exact cost: there the estimators that enumerate coalitions are exact, as they should be).
-    Past enumeration (:mod:`compendium.experiments.estimator_games`): ``gbt-twonorm-30`` and
+    Every game is built by :func:`compendium.experiments.estimator_games.benchmark_games`.
+    Past enumeration: ``gbt-twonorm-30`` and
     ``gbt-twonorm-60`` (the same model class with ``d = 30, 60``; exact values by tree-path
     enumeration, shap's interventional ``TreeExplainer`` on the log-odds margin) and ``additive-60``
     (closed form). ``--rows`` explained rows per game (svc-iris-ilr: always its three flowers) against
@@ -90,12 +91,11 @@ from tqdm import tqdm  # noqa: E402
 from compendium import side_env
 from compendium.data import REPO_ROOT  # noqa: E402
 from compendium.experiments import estimator_games as eg  # noqa: E402
-from lib import counting, games, shapley  # noqa: E402
+from lib import counting, games  # noqa: E402
 
 #: Budgets in model rows per feature and per explained row.
 BUDGETS_PER_FEATURE = (10, 30, 100, 300, 1000, 3000, 10000)
-GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
-         "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
+GAMES = eg.GAMES
 #: chapter 5's groupings (compendium.experiments.coal_many), as points: every data-driven method at both alphas
 GROUPING_METHODS = ("PCA", "VIF", "RevVIF", "Spearman", "RevSpearman")
 PARTS = REPO_ROOT / ".bench-parts" / "estimators"
@@ -150,51 +150,9 @@ def budgets_run(budgets: list[int], d: int, m: int, name: str) -> list[int]:
 
 # ----------------------------------------------------------------------------- games
 def _games(names: list[str], rows: int, background: int, seed: int) -> Iterator[eg.BenchmarkGame]:
-    """The benchmark's games, each with its exact values (and chapter 5's data for hgb-adult-many)."""
-    for name in names:
-        if name in ("gbt-twonorm-30", "gbt-twonorm-60"):
-            yield eg.twonorm_gbt(int(name.rsplit("-", 1)[1]), rows=rows, background=background, seed=seed)
-        elif name == "additive-60":
-            yield eg.additive_game(60, rows=rows, background=background, seed=seed)
-        elif name == "hgb-adult-many":
-            from compendium.experiments import coal_many
-
-            A, Y, _, nominal = coal_many.prepare("adult")
-            n_categories = np.where(nominal, A.max(axis=0) + 1, 0)
-            model = coal_many.make_model("gradient-boosting", nominal, n_categories).fit(A, Y)
-            rng = np.random.default_rng([seed, A.shape[1], len(A)])
-            bg = A[np.sort(rng.choice(len(A), size=background, replace=False))]
-            explain = A[np.sort(rng.choice(len(A), size=rows, replace=False))]
-
-            def f(Z: np.ndarray, model=model) -> np.ndarray:
-                return model.predict_proba(Z)[:, 1]
-            yield eg.BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
-                          "enumeration (lib.shapley.exact_shapley)")
-        elif name == "svc-iris-ilr":
-            from compendium.experiments import comp_estimation
-            from lib import compositions
-
-            model, flowers, bg = comp_estimation.iris_setup()
-            f = compositions.ilr_model(model.predict_proba)
-            yield eg.BenchmarkGame(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
-                          "enumeration (lib.shapley.exact_shapley)")
-        elif name == "gbt-twonorm":
-            g = eg.twonorm_gbt(14, rows=rows, background=background, seed=seed)
-            yield eg.BenchmarkGame(name, g.data, g.f, g.explain, g.background,
-                          shapley.exact_shapley(g.f, g.explain, g.background).values,
-                          "enumeration (lib.shapley.exact_shapley)")
-        elif name.startswith("khiops-nb-adult"):
-            from exact_engine import _cases  # the same model and data as the exact-engine benchmark
-
-            for _, dataset, f, explain, bg in _cases(["khiops-nb-adult"], [14], rows, background, seed):
-                if name.endswith("-proba"):
-                    def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
-                        return 1.0 / (1.0 + np.exp(-log_odds(Z)))
-                explain, bg = np.asarray(explain), np.asarray(bg)
-                yield eg.BenchmarkGame(name, dataset, f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
-                              "enumeration (lib.shapley.exact_shapley)")
-        else:
-            raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
+    """The benchmark's games, each with its exact values (and chapter 5's data for hgb-adult-many):
+    :func:`compendium.experiments.estimator_games.benchmark_games`."""
+    return eg.benchmark_games(names, rows, background, seed)
 
 
 def _rel_error(est: np.ndarray, exact: np.ndarray) -> float:

@@ -114,23 +114,15 @@ def _cases(names: list[str], ds: list[int], rows: int, background: int, seed: in
                         return Z @ coef
                 yield name, "two-norm", f, X[:rows], X[rows : rows + background]
         elif name.startswith("khiops-nb-"):
+            from compendium.experiments import estimator_games
             from lib import khiops_nb as kn
-            from lib import naive_bayes as nb
 
             if not kn.khiops_available():
                 print(f"{name}: Khiops is not installed, case skipped", file=sys.stderr)
                 continue
             dataset = name.removeprefix("khiops-nb-")
-            X, y = data.load(dataset)
-            _, model = kn.fit_khiops_snb(X, y)
-            tables = model.tables()
-            parts = model.transform(X)
-            positive = model.classes[1]
-
-            def f(Z: np.ndarray, tables=tables, positive=positive) -> np.ndarray:
-                bias, terms = nb.log_odds_terms(tables, np.asarray(Z).astype(np.int64), positive)
-                return bias + terms.sum(axis=1)
-            yield name, dataset, f, parts[:rows], parts[rows : rows + background]
+            f, explain, bg = estimator_games.khiops_nb_log_odds(dataset, rows=rows, background=background)
+            yield name, dataset, f, explain, bg
         else:
             raise ValueError(f"unknown case {name!r}; choose from {CASES}")
 

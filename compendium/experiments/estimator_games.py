@@ -16,10 +16,21 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
 * :func:`additive_game`: ``f(z) = sum_j a_j sin(w_j z_j)`` with ``d = 60``, whose Shapley values are the
   closed form ``phi_j = g_j(x_j) - mean_b g_j(b_j)`` (:func:`additive_ground_truth`): the check that an
   estimator is exact on an additive game, not a contest.
+
+:func:`benchmark_games` builds every game of the benchmark (:data:`GAMES`), those above and the ones of
+``d <= 14`` whose values come from enumeration, for ``benchmarks/estimators.py`` and
+``benchmarks/estimator_coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
+Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimators benchmark use it.
+
+:func:`interval_coverage` measures how often the nominal 95 % intervals of sampled values (value ±
+``1.96`` standard errors, :attr:`lib.result.ShapleyResult.standard_errors`) cover the exact values over
+seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
+:data:`COVERAGE_BAND`).
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +38,27 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["TREE_AGREEMENT", "BenchmarkGame", "additive_game", "additive_ground_truth", "tree_ground_truth",
-           "twonorm_gbt", "twonorm_model"]
+__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "RULE_PER_FEATURE", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
+           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds",
+           "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
+
+#: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
+GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
+         "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
+
+#: The normal quantile of a nominal 95 % interval: value ± Z95 standard errors.
+Z95 = 1.96
+#: The band a nominal 95 % interval's coverage must fall in (issue 47), fixed before measuring: 1.96
+#: standard errors are nominal 95 %, and with N intervals the binomial spread of a 95 % coverage is
+#: ``sqrt(0.95 * 0.05 / N)`` (0.58 points at N = 1,400, 100 seeds of one row of 14 features):
+#: two points either side is more than three such spreads.
+COVERAGE_BAND = (0.93, 0.97)
+#: The budget, in model rows per explained row and per feature, from which the intervals are read as
+#: holding (the page's budget rule): the larger of ``benchmarks/estimator_coverage.py``'s budgets per feature.
+RULE_PER_FEATURE = 1000
+#: A standard error at or below this says the value is exact (every stratum enumerated, an additive
+#: game): counted apart, not as an interval (``lib/tests/test_standard_errors.py`` uses the same bound).
+EXACT_SE = 1e-9
 
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
@@ -117,3 +147,126 @@ def additive_game(d: int = 60, *, rows: int, background: int, seed: int = 0) -> 
 
     return BenchmarkGame(f"additive-{d}", "two-norm", f, explain, bg, additive_ground_truth(a, w, explain, bg),
                 "closed form (additive)")
+
+
+def khiops_nb_log_odds(dataset: str, *, rows: int, background: int):
+    """Chapter 1's Khiops selective naive Bayes fitted on ``dataset`` (:func:`compendium.data.load`), as a
+    function of its part matrix: ``(f, explain, background)``, ``f`` the log-odds of the positive class
+    (:func:`lib.naive_bayes.log_odds_terms` on the model's tables), the first ``rows`` rows of the part matrix
+    explained against the next ``background`` (``benchmarks/exact_engine.py``'s ``khiops-nb-<data set>``
+    case). Needs Khiops (:func:`lib.khiops_nb.khiops_available`)."""
+    from lib import khiops_nb as kn
+    from lib import naive_bayes as nb
+
+    X, y = compendium.data.load(dataset)
+    _, model = kn.fit_khiops_snb(X, y)
+    tables = model.tables()
+    parts = model.transform(X)
+    positive = model.classes[1]
+
+    def f(Z: np.ndarray, tables=tables, positive=positive) -> np.ndarray:
+        bias, terms = nb.log_odds_terms(tables, np.asarray(Z).astype(np.int64), positive)
+        return bias + terms.sum(axis=1)
+    return f, parts[:rows], parts[rows: rows + background]
+
+
+def benchmark_games(names, rows: int, background: int, seed: int):
+    """The estimators benchmark's games (:data:`GAMES`), each a :class:`BenchmarkGame` with its exact
+    values (enumeration, :func:`lib.shapley.exact_shapley`, for ``d <= 14``; tree paths or the closed form
+    past it): ``rows`` explained rows (svc-iris-ilr: always its three flowers) against ``background`` rows
+    (svc-iris-ilr: chapter 2's), data and models seeded by ``seed``."""
+    from lib import shapley
+
+    for name in names:
+        if name in ("gbt-twonorm-30", "gbt-twonorm-60"):
+            yield twonorm_gbt(int(name.rsplit("-", 1)[1]), rows=rows, background=background, seed=seed)
+        elif name == "additive-60":
+            yield additive_game(60, rows=rows, background=background, seed=seed)
+        elif name == "hgb-adult-many":
+            from compendium.experiments import coal_many
+
+            A, Y, _, nominal = coal_many.prepare("adult")
+            n_categories = np.where(nominal, A.max(axis=0) + 1, 0)
+            model = coal_many.make_model("gradient-boosting", nominal, n_categories).fit(A, Y)
+            rng = np.random.default_rng([seed, A.shape[1], len(A)])
+            bg = A[np.sort(rng.choice(len(A), size=background, replace=False))]
+            explain = A[np.sort(rng.choice(len(A), size=rows, replace=False))]
+
+            def f(Z: np.ndarray, model=model) -> np.ndarray:
+                return model.predict_proba(Z)[:, 1]
+            yield BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name == "svc-iris-ilr":
+            from compendium.experiments import comp_estimation
+            from lib import compositions
+
+            model, flowers, bg = comp_estimation.iris_setup()
+            f = compositions.ilr_model(model.predict_proba)
+            yield BenchmarkGame(name, "iris", f, flowers[::2], bg, shapley.exact_shapley(f, flowers[::2], bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name == "gbt-twonorm":
+            g = twonorm_gbt(14, rows=rows, background=background, seed=seed)
+            yield BenchmarkGame(name, g.data, g.f, g.explain, g.background,
+                                shapley.exact_shapley(g.f, g.explain, g.background).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        elif name.startswith("khiops-nb-adult"):
+            from lib import khiops_nb as kn
+
+            if not kn.khiops_available():
+                print(f"{name}: Khiops is not installed, game skipped", file=sys.stderr)
+                continue
+            f, explain, bg = khiops_nb_log_odds("adult", rows=rows, background=background)
+            if name.endswith("-proba"):
+                def f(Z: np.ndarray, log_odds=f) -> np.ndarray:  # P(positive) = sigmoid(log-odds)
+                    return 1.0 / (1.0 + np.exp(-log_odds(Z)))
+            explain, bg = np.asarray(explain), np.asarray(bg)
+            yield BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
+        else:
+            raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
+
+
+def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
+                      *, z: float = Z95) -> dict[str, float]:
+    """How nominal intervals ``values ± z standard_errors`` over seeds cover the exact values.
+
+    ``values`` and ``standard_errors`` are ``(seeds, n, d)`` or ``(seeds, n, d, k)`` (one sampled run per
+    seed), ``exact`` the exact values ``(n, d[, k])``. A value whose standard error is finite and above
+    :data:`EXACT_SE` is an interval; one at or below it claims to be exact and is counted apart (with the
+    count of those that are not, beyond ``1e-9`` relative to the largest exact value); a ``nan`` standard
+    error (too few draws to measure a spread) is neither. Returns ``intervals``, ``covered`` and
+    ``coverage`` (``nan`` without intervals), ``exact values``, ``exact but off``, ``nan share`` (of all
+    values) and ``se / spread``: over the positions (row, feature, output) whose every seed has an
+    interval and whose values spread across seeds, the mean over seeds of the standard error divided by
+    the values' standard deviation across seeds (``ddof=1``), averaged (1 when the standard errors are
+    right on average)."""
+    v = np.asarray(values, dtype=float)
+    se = np.asarray(standard_errors, dtype=float)
+    ex = np.broadcast_to(np.asarray(exact, dtype=float), v.shape)
+    if se.shape != v.shape:
+        raise ValueError(f"standard errors {se.shape} and values {v.shape} differ in shape")
+    finite = np.isfinite(se)
+    interval = finite & (se > EXACT_SE)
+    claims_exact = finite & (se <= EXACT_SE)
+    covered = (np.abs(v - ex) <= z * se) & interval
+    scale = max(float(np.abs(ex).max()), 1.0) if ex.size else 1.0
+    off = claims_exact & (np.abs(v - ex) > EXACT_SE * scale)
+    n = int(interval.sum())
+    every = interval.all(axis=0)
+    spread = v.std(axis=0, ddof=1) if len(v) > 1 else np.full(v.shape[1:], np.nan)
+    use = every & (spread > 0)
+    ratio = float(np.mean(se.mean(axis=0)[use] / spread[use])) if use.any() else float("nan")
+    return {"intervals": n, "covered": int(covered.sum()), "coverage": covered.sum() / n if n else float("nan"),
+            "exact values": int(claims_exact.sum()), "exact but off": int(off.sum()),
+            "nan share": float((~finite).mean()) if v.size else float("nan"), "se / spread": ratio}
+
+
+def within_band(table: Any) -> Any:
+    """Per row of a coverage table (``benchmarks/estimator_coverage.py``'s: columns ``covered`` and
+    ``intervals``), whether its coverage ``covered / intervals`` is within :data:`COVERAGE_BAND`, bounds
+    included; ``False`` for a row without intervals (every value exact)."""
+    covered = np.asarray(table["covered"], dtype=float)
+    n = np.asarray(table["intervals"], dtype=float)
+    share = np.divide(covered, n, out=np.full_like(n, np.nan), where=n > 0)
+    lo, hi = COVERAGE_BAND
+    return (n > 0) & (share >= lo) & (share <= hi)

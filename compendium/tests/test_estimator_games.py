@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lib import shapley
 from compendium.experiments import estimator_games as eg
+from lib import shapley
 
 
 @pytest.mark.parametrize("d", [12, 14])
@@ -44,3 +44,74 @@ def test_tree_ground_truth_refuses_a_background_shap_would_cap():
     model, X = eg.twonorm_model(5)
     with pytest.raises(ValueError, match="100 rows"):
         eg.tree_ground_truth(model, X[:1], X[:101])
+
+
+def _draws(seeds=4000, shape=(2, 3), sigma=0.3):
+    """Values drawn around known exact values with a known spread ``sigma``: ``(values, sigma, exact)``."""
+    rng = np.random.default_rng(3)
+    exact = rng.normal(size=shape)
+    return exact + sigma * rng.normal(size=(seeds, *shape)), np.full((seeds, *shape), sigma), exact
+
+
+def test_interval_coverage_is_95_percent_with_the_right_standard_errors():
+    values, se, exact = _draws()
+    cov = eg.interval_coverage(values, se, exact)
+    # 24,000 intervals: the binomial spread of a 95 % coverage is 0.0014, the band two points either side
+    lo, hi = eg.COVERAGE_BAND
+    assert lo <= cov["coverage"] <= hi and abs(cov["coverage"] - 0.95) < 0.006, cov
+    assert cov["intervals"] == values.size and cov["exact values"] == 0 and cov["nan share"] == 0
+    assert abs(cov["se / spread"] - 1.0) < 0.05, cov
+
+
+@pytest.mark.parametrize("scale, expected", [(0.5, 0.6827), (2.0, 0.99994)])
+def test_interval_coverage_leaves_the_band_with_wrong_standard_errors(scale, expected):
+    """The detector fails on a planted fault: halved standard errors are nominal 68 % intervals, doubled ones
+    99.99 % (the normal law's), both far outside the band, and the ratio to the spread says by how much."""
+    values, se, exact = _draws()
+    cov = eg.interval_coverage(values, scale * se, exact)
+    lo, hi = eg.COVERAGE_BAND
+    assert not lo <= cov["coverage"] <= hi, cov
+    assert abs(cov["coverage"] - expected) < 0.01, cov
+    assert abs(cov["se / spread"] - scale) < 0.05 * scale, cov
+
+
+def test_interval_coverage_counts_exact_and_nan_values_apart():
+    values, se, exact = _draws(seeds=10)
+    se[:, 0, 0] = 0.0                     # claims exact: one of them right, the others off
+    values[:, 0, 0] = exact[0, 0]
+    values[1:, 0, 0] += 1e-3
+    se[:, 1, 2] = np.nan                  # no spread measured
+    cov = eg.interval_coverage(values, se, exact)
+    assert cov["exact values"] == 10 and cov["exact but off"] == 9
+    assert cov["intervals"] == values.size - 20 and cov["nan share"] == 10 / values.size
+    none = eg.interval_coverage(values[:, :1, :1], se[:, :1, :1], exact[:1, :1])
+    assert none["intervals"] == 0 and np.isnan(none["coverage"])
+
+
+def test_halved_standard_errors_of_a_sampled_game_miss_the_band():
+    """On a small game (d = 8, 4 background rows, exact by enumeration), the antithetic sampler's intervals at
+    600 model rows (below the exact cost, 1,024) over 60 seeds, with their standard errors halved, cover far
+    less than the band: the detector fails on the planted fault."""
+    from lib import sampling
+
+    rng = np.random.default_rng(0)
+    X, B = rng.normal(size=(2, 8)), rng.normal(size=(4, 8))
+
+    def f(Z):
+        Z = np.asarray(Z, dtype=float)
+        return (np.tanh(Z[:, 0] * Z[:, 1] - Z[:, 2]) + Z[:, 2] * Z[:, 3] * np.sin(Z[:, 4] + Z[:, 5])
+                - 0.5 * Z[:, 6] * Z[:, 7])
+
+    exact = shapley.exact_shapley(f, X, B).values
+    runs = [sampling.sample_shapley(f, X, B, max_rows=600, rng=np.random.default_rng(s), method="antithetic")
+            for s in range(60)]
+    values = np.stack([r.values for r in runs])
+    se = np.stack([r.standard_errors for r in runs])
+    halved = eg.interval_coverage(values, 0.5 * se, exact)
+    print(f"halved standard errors: coverage {halved['coverage']:.3f} of {halved['intervals']} intervals")
+    assert halved["intervals"] > 0 and halved["coverage"] < eg.COVERAGE_BAND[0] - 0.1, halved
+
+
+def test_within_band_reads_the_counts_bounds_included():
+    table = {"covered": [93, 97, 92, 98, 0], "intervals": [100, 100, 100, 100, 0]}
+    assert eg.within_band(table).tolist() == [True, True, False, False, False]
