@@ -52,7 +52,9 @@ EstimatorFunction = Callable[[Game, int, np.random.Generator, Any], ShapleyResul
 class Estimator:
     """A registered estimator: its ``name``, its ``function``, its ``options`` class, the least
     budget it needs (``minimum_rows(game, options)``, model rows per explained row), what that
-    least budget buys (``needs``, for the message that refuses a smaller one) and its module."""
+    least budget buys (``needs``, for the message that refuses a smaller one), its module, and,
+    where it has one, the budget from which its estimate is exact (``exact_rows(game, options)``,
+    ``(n,)`` model rows per explained row; ``None``: no such budget is known)."""
 
     name: str
     function: EstimatorFunction
@@ -60,6 +62,7 @@ class Estimator:
     minimum_rows: Callable[[Game, Any], int]
     needs: str
     module: str
+    exact_rows: Callable[[Game, Any], np.ndarray] | None = None
 
     @property
     def summary(self) -> str:
@@ -73,12 +76,15 @@ REGISTERED: dict[str, Estimator] = {}
 
 
 def register(name: str, *, options: type[Options], minimum_rows: Callable[[Game, Any], int],
-             needs: str) -> Callable[[EstimatorFunction], EstimatorFunction]:
+             needs: str, exact_rows: Callable[[Game, Any], np.ndarray] | None = None,
+             ) -> Callable[[EstimatorFunction], EstimatorFunction]:
     """Register ``function(game, budget, rng, options)`` as the estimator ``name`` (a decorator).
 
     ``options``: its options dataclass (a subclass of :class:`Options`, every field with a default);
     ``minimum_rows(game, options)``: the least budget, in model rows per explained row, for which
-    it can give an estimate; ``needs``: what that least budget buys, in words.
+    it can give an estimate; ``needs``: what that least budget buys, in words; ``exact_rows(game,
+    options)`` (optional): for each explained row, the budget from which the estimate is exact (the
+    sequential rounds of ``tol`` then compute it so, :func:`lib.sampling.registry.sequential`).
     """
     if not (isinstance(options, type) and issubclass(options, Options)):
         raise TypeError(f"options of estimator {name!r} must be a subclass of lib.sampling.Options")
@@ -86,6 +92,7 @@ def register(name: str, *, options: type[Options], minimum_rows: Callable[[Game,
     def wrap(function: EstimatorFunction) -> EstimatorFunction:
         if name in REGISTERED and REGISTERED[name].function is not function:
             raise ValueError(f"two estimators named {name!r}: {REGISTERED[name].module} and {function.__module__}")
-        REGISTERED[name] = Estimator(name, function, options, minimum_rows, needs, function.__module__)
+        REGISTERED[name] = Estimator(name, function, options, minimum_rows, needs, function.__module__,
+                                     exact_rows)
         return function
     return wrap

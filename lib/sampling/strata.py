@@ -96,6 +96,15 @@ def _least_rows(game: Game, options: StrataOptions) -> int:
     return 1 + game.m + 2 * max(game.d - 1, 0)
 
 
+def _exact_rows(game: Game, options: StrataOptions) -> np.ndarray:
+    """The budget from which the estimate of each explained row is exact, ``(n,)``: ``f(x)``, the
+    background rows and every stratum's enumeration (:func:`enumeration_rows`); at that budget
+    :func:`plan_strata` enumerates every stratum (the mean cost per pair row of the strata not yet
+    enumerated is at most the rows per pair row left for them, so one of them qualifies, again and
+    again)."""
+    return 1 + game.m + enumeration_rows(game.differ.sum(axis=2)).sum(axis=1)
+
+
 def enumerate_stratum(game: Game, i: int, b: int) -> np.ndarray:
     """``φ(u_b)`` ``(d[, k])`` exactly: the per-row game of explained row ``i`` and background row ``b`` on
     the subsets of the features where they differ (``2^{D_b} - 2`` model rows, :func:`enumeration_rows`)."""
@@ -130,7 +139,7 @@ def deal_pairs(pair_cost: np.ndarray, walked: np.ndarray, rows: int, rng: np.ran
     return deal[: len(deal) if fits.all() else int(np.argmin(fits))]
 
 
-@register("strata", options=StrataOptions, minimum_rows=_least_rows,
+@register("strata", options=StrataOptions, minimum_rows=_least_rows, exact_rows=_exact_rows,
           needs="one pair of walks, 2 (d - 1) rows")
 def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOptions) -> ShapleyResult:
     """Background strata, each enumerated where that is no dearer than its walks, else walked.
