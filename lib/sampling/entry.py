@@ -148,10 +148,12 @@ def sample_shapley(
         (the results are then those of the call without ``tol``, bit for bit).  The method runs in
         rounds on each row, the rows spent doubling each round (:func:`lib.sampling.registry.sequential`
         says how and why); a ``nan`` standard error (too few draws to measure a spread) never meets
-        ``tol``, an exact value (standard error 0) stops after the first round.  Where ``max_rows`` ran
-        out first, one ``UserWarning`` says on how many rows, the largest standard error reached and
-        the ``max_rows`` that would meet ``tol`` (estimated at the ``1/sqrt(rows)`` rate).  The result's
-        ``rows_per_row`` records each row's rows.
+        ``tol``, an exact value (standard error 0) stops after the first round.  Where ``max_rows`` pays
+        for the method's exact value of a row (the strata estimator: every stratum enumerated), the row
+        is computed exactly, at that cost: give a smaller ``max_rows`` to let ``tol`` save rows.  Where
+        ``max_rows`` ran out first, one ``UserWarning`` says on how many rows, the largest standard
+        error reached and the ``max_rows`` that would meet ``tol`` (estimated at the ``1/sqrt(rows)``
+        rate).  The result's ``rows_per_row`` records each row's rows.
 
     Returns
     -------
