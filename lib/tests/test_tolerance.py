@@ -120,7 +120,7 @@ def test_the_warning_says_what_meets_tol() -> None:
 
 
 #: The coverage check: the antithetic sampler on the continuous game, ``tol`` 0.05 (reached at a few hundred
-#: to a few thousand rows per row, the budget never binding), 100 seeds.  It is the default's computation
+#: to a few thousand rows per row, the budget never binding), 100 seeds.  The strata estimator runs it
 #: on continuous rows below their exact cost (the strata estimator enumerates no stratum there and runs the
 #: antithetic sampler, with its random stream); here the default itself would compute the exact values, at
 #: 1 + 4 + 4 (2^8 - 2) = 1,021 rows per row, within the budget (its ``exact_rows``: the test above).
@@ -171,7 +171,8 @@ def test_coverage_at_the_stop() -> None:
     docstring gives why), the band kept: 0.924, median 1,633 rows per row (measured once, not checked
     here: 0.928 at ``tol=0.02``; with eight pairs 0.919 there).  Those runs were the default's; once the
     default computed this game's exact values within the budget (its ``exact_rows``), the check moved
-    to the antithetic sampler, the default's computation below the exact cost: 0.921, median 2,021.
+    to the antithetic sampler, which the strata estimator runs on continuous rows below their exact cost:
+    0.921, median 2,021.
     """
     coverage = _coverage()
     _, ses, rows = _coverage_runs()
