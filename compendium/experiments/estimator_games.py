@@ -26,6 +26,10 @@ Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimator
 ``1.96`` standard errors, :attr:`lib.result.ShapleyResult.standard_errors`) cover the exact values over
 seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
 :data:`COVERAGE_BAND`).
+
+:func:`seconds_at_error` reads, from an estimator's errors and seconds at its budgets, the seconds it
+needs to reach a target error (``benchmarks/estimator_speed.py``: the speed at equal accuracy of
+``03-estimators``' section "Seconds at equal accuracy").
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import numpy as np
 import compendium.data
 
 __all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "RULE_PER_FEATURE", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
-           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds",
+           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "seconds_at_error",
            "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
@@ -270,3 +274,27 @@ def within_band(table: Any) -> Any:
     share = np.divide(covered, n, out=np.full_like(n, np.nan), where=n > 0)
     lo, hi = COVERAGE_BAND
     return (n > 0) & (share >= lo) & (share <= hi)
+
+
+def seconds_at_error(errors: Any, seconds: Any, target: float) -> tuple[float, int | None]:
+    """The seconds an estimator needs to reach the error ``target``, from its errors and seconds at its
+    budgets (both in the order of increasing budget): where the error first falls to ``target`` or below
+    (budget ``i``), the seconds interpolated linearly in ``log error`` between budgets ``i - 1`` and ``i``
+    (log-log, as the error curves are drawn): ``log s = log s_{i-1} + t (log s_i - log s_{i-1})`` with
+    ``t = (log target - log e_{i-1}) / (log e_i - log e_{i-1})``. At the smallest budget already, its
+    seconds (no extrapolation below the budgets run). Returns ``(seconds, i)``; ``(nan, None)`` when no
+    budget reaches the target. Errors must be positive (an exact estimate is off by rounding, 1e-16)."""
+    e = np.asarray(errors, dtype=float)
+    s = np.asarray(seconds, dtype=float)
+    if e.shape != s.shape or e.ndim != 1:
+        raise ValueError("errors and seconds: one value per budget each")
+    if np.any(e <= 0) or np.any(s <= 0) or not target > 0:
+        raise ValueError("errors, seconds and the target must be positive (log-log interpolation)")
+    reached = np.flatnonzero(e <= target)
+    if len(reached) == 0:
+        return float("nan"), None
+    i = int(reached[0])
+    if i == 0:
+        return float(s[0]), 0
+    t = (np.log(target) - np.log(e[i - 1])) / (np.log(e[i]) - np.log(e[i - 1]))
+    return float(np.exp(np.log(s[i - 1]) + t * (np.log(s[i]) - np.log(s[i - 1])))), i

@@ -53,6 +53,18 @@ def units() -> tuple[Result, ...]:
                variable={"se / spread": 1e-4},
                note="about a quarter of an hour on one core; the Khiops games need Khiops",
                shown_in=("notebooks/00-foundations/03-estimators",)),
+        # seconds per explained row at equal accuracy (issue 47, item 4): the same estimators, games and budgets
+        # as benchmark-estimators, timed in one run; the errors, targets and budgets are read from the stored
+        # benchmark-estimators.csv (identical on a rerun), the timing columns ("seconds per row", "model s",
+        # "ratio to default") are the variable ones. Not cheap: a few minutes on one core, with shapiq's side
+        # environment and Khiops.
+        Result("benchmark-estimators-speed", ("benchmarks/estimator_speed.py", "--repeats", "5", "--out",
+                                              "data/derived/benchmark-estimators-speed.csv"),
+               ("benchmark-estimators-speed.csv", "benchmark-estimators-speed-budgets.csv"),
+               ("twonorm", "adult", "benchmark-estimators.csv"), variable=BENCH,
+               side_env="shapiq",
+               note="a few minutes on one core; shapiq 1.8 in its side environment; the Khiops game needs Khiops",
+               shown_in=("notebooks/00-foundations/03-estimators",)),
         Result("benchmark-nb-speed", ("benchmarks/nb_speed.py", "--repeats", "50", "--kernel-rows", "3",
                                       "--khiops-repeats", "3", "--out", "data/derived/benchmark-nb-speed.csv"),
                ("benchmark-nb-speed.csv",), ("adult",),
