@@ -53,11 +53,7 @@ run took a few minutes::
 from __future__ import annotations
 
 import argparse
-import io
-import json
 import os
-import struct
-import subprocess
 import sys
 import time
 import warnings
@@ -72,6 +68,7 @@ from timing import quiet_libraries  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from compendium import side_env  # noqa: E402
+from compendium.side_env import ShapiqSide  # noqa: E402
 from compendium.data import REPO_ROOT  # noqa: E402
 from compendium.experiments import estimator_games as eg  # noqa: E402
 from lib import games  # noqa: E402
@@ -99,60 +96,6 @@ class TimedModel:
         self.seconds += time.perf_counter() - t0
         self.rows += len(Z)
         return out
-
-
-# ----------------------------------------------------------------------------- the shapiq side
-# the stored benchmark's client of benchmarks/_shapiq_worker.py (scripts do not import each other)
-def _send(stream, header: dict, *arrays: np.ndarray) -> None:
-    parts = [json.dumps({**header, "arrays": len(arrays)}).encode()]
-    for a in arrays:
-        buf = io.BytesIO()
-        np.save(buf, np.asarray(a), allow_pickle=False)
-        parts.append(buf.getvalue())
-    for p in parts:
-        stream.write(struct.pack("<Q", len(p)))
-        stream.write(p)
-    stream.flush()
-
-
-def _receive(stream) -> tuple[dict, list[np.ndarray]]:
-    def frame() -> bytes:
-        head = stream.read(8)
-        if len(head) < 8:
-            raise EOFError(f"the shapiq worker stopped (its log: {LOG.relative_to(REPO_ROOT)})")
-        return stream.read(struct.unpack("<Q", head)[0])
-    header = json.loads(frame())
-    return header, [np.load(io.BytesIO(frame()), allow_pickle=False) for _ in range(header.get("arrays", 0))]
-
-
-class ShapiqSide:
-    def __init__(self, python: Path) -> None:
-        LOG.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(LOG, "ab")
-        self.proc = subprocess.Popen([str(python), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._log, env={**os.environ, "OMP_NUM_THREADS": "1"})
-        self.versions = self._ask({"op": "versions"}, None)[0]["versions"]
-
-    def _ask(self, header: dict, game):
-        _send(self.proc.stdin, header)
-        while True:
-            reply, arrays = _receive(self.proc.stdout)
-            if reply["op"] == "game":
-                _send(self.proc.stdin, {"op": "values"}, np.asarray(game(arrays[0]), dtype=float))
-            elif reply["op"] == "error":
-                raise RuntimeError(reply["message"])
-            else:
-                return reply, arrays
-
-    def run(self, name: str, n: int, budget: int, seed: int, game) -> np.ndarray:
-        return self._ask({"op": "run", "name": name, "n": n, "budget": int(budget), "seed": int(seed)}, game)[1][0]
-
-    def close(self) -> None:
-        try:
-            _send(self.proc.stdin, {"op": "quit"})
-            self.proc.wait(timeout=30)
-        finally:
-            self._log.close()
 
 
 # ----------------------------------------------------------------------------- estimators
@@ -274,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     stored = pd.read_csv(STORED)
     stored = stored[stored["estimator"].isin(ESTIMATORS) & (stored["rows explained"] == args.rows)
                     & (stored["background"] == args.background)]
-    side = None if args.no_shapiq else ShapiqSide(side_env.shapiq_python())
+    side = None if args.no_shapiq else ShapiqSide(side_env.shapiq_python(), WORKER, LOG)
     t0 = time.perf_counter()
     try:
         with threadpool_limits(limits=1):

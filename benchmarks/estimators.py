@@ -68,12 +68,9 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import platform
-import struct
-import subprocess
 import sys
 import time
 import warnings
@@ -89,6 +86,7 @@ from timing import quiet_libraries  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from compendium import side_env
+from compendium.side_env import ShapiqError, ShapiqSide  # noqa: E402
 from compendium.data import REPO_ROOT  # noqa: E402
 from compendium.experiments import estimator_games as eg  # noqa: E402
 from lib import counting, games  # noqa: E402
@@ -161,72 +159,6 @@ def _rel_error(est: np.ndarray, exact: np.ndarray) -> float:
     Aitchison norm)."""
     est, exact = np.asarray(est, dtype=float).reshape(-1), np.asarray(exact, dtype=float).reshape(-1)
     return float(np.linalg.norm(est - exact) / np.linalg.norm(exact))
-
-
-# ----------------------------------------------------------------------------- the shapiq side
-def _send(stream, header: dict, *arrays: np.ndarray) -> None:
-    parts = [json.dumps({**header, "arrays": len(arrays)}).encode()]
-    for a in arrays:
-        buf = io.BytesIO()
-        np.save(buf, np.asarray(a), allow_pickle=False)
-        parts.append(buf.getvalue())
-    for p in parts:
-        stream.write(struct.pack("<Q", len(p)))
-        stream.write(p)
-    stream.flush()
-
-
-def _frame(stream) -> bytes:
-    head = stream.read(8)
-    if len(head) < 8:
-        raise EOFError("the shapiq worker stopped (its log: .bench-parts/estimators/shapiq-worker.log)")
-    return stream.read(struct.unpack("<Q", head)[0])
-
-
-def _receive(stream) -> tuple[dict, list[np.ndarray]]:
-    header = json.loads(_frame(stream))
-    return header, [np.load(io.BytesIO(_frame(stream)), allow_pickle=False) for _ in range(header.get("arrays", 0))]
-
-
-class ShapiqError(RuntimeError):
-    """An approximator raised in the side environment (e.g. a budget too small for its regression)."""
-
-
-class ShapiqSide:
-    """The shapiq worker in its side environment; every value of a game is computed here."""
-
-    def __init__(self, python: Path, log: Path) -> None:
-        log.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(log, "ab")
-        self.proc = subprocess.Popen([str(python), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self._log, env={**os.environ, "OMP_NUM_THREADS": "1"})
-        header, _ = self._ask({"op": "versions"}, None)
-        self.versions, self.names = header["versions"], header["names"]
-
-    def _ask(self, header: dict, game: Callable[[np.ndarray], np.ndarray] | None) -> tuple[dict, list[np.ndarray]]:
-        _send(self.proc.stdin, header)
-        while True:
-            reply, arrays = _receive(self.proc.stdout)
-            if reply["op"] == "game":
-                assert game is not None
-                _send(self.proc.stdin, {"op": "values"}, np.asarray(game(arrays[0]), dtype=float))
-            elif reply["op"] == "error":
-                raise ShapiqError(reply["message"])
-            else:
-                return reply, arrays
-
-    def run(self, name: str, n: int, budget: int, seed: int, game) -> np.ndarray:
-        return self._ask({"op": "run", "name": name, "n": n, "budget": int(budget), "seed": int(seed)}, game)[1][0]
-
-    def exact(self, n: int, game) -> np.ndarray:
-        return self._ask({"op": "exact", "n": n}, game)[1][0]
-
-    def close(self) -> None:
-        try:
-            _send(self.proc.stdin, {"op": "quit"})
-            self.proc.wait(timeout=30)
-        finally:
-            self._log.close()
 
 
 def _coalition_game(f, x: np.ndarray, bg: np.ndarray, output: int | None):
@@ -429,7 +361,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     wanted_shapiq = wanted_shapiq and not args.gather_only
     side = None
     if wanted_shapiq:
-        side = ShapiqSide(side_env.shapiq_python(), PARTS / "shapiq-worker.log")
+        side = ShapiqSide(side_env.shapiq_python(), WORKER, PARTS / "shapiq-worker.log")
         estimators.update({name: _shapiq_estimator(side, name) for name in side.names})
     if args.estimators:
         unknown = sorted(set(args.estimators) - set(estimators))

@@ -11,16 +11,22 @@ its recorded pins (``pins.txt``) equal the requested ones, and rebuilt otherwise
 from __future__ import annotations
 
 import glob
+import io
+import json
 import os
 import shutil
+import struct
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
 
 from compendium.data import REPO_ROOT
 
-__all__ = ["SHAPIQ_PINS", "SHAPIQ_PYTHON", "SIDE_ENVS", "SideEnvError", "find_python", "shapiq_python",
-           "side_python"]
+__all__ = ["SHAPIQ_PINS", "SHAPIQ_PYTHON", "SIDE_ENVS", "ShapiqError", "ShapiqSide", "SideEnvError", "find_python",
+           "receive", "send", "shapiq_python", "side_python"]
 
 #: Where side environments live (listed in .gitignore).
 SIDE_ENVS = REPO_ROOT / ".side-envs"
@@ -120,3 +126,81 @@ def shapiq_python(*, rebuild: bool = False, root: Path = SIDE_ENVS) -> Path:
         raise SideEnvError(f"{error}. shapiq 1.8 needs Python {SHAPIQ_PYTHON} (tried python{SHAPIQ_PYTHON} on "
                            f"PATH and pyenv's versions/{SHAPIQ_PYTHON}*); install one, e.g. "
                            f"`pyenv install {SHAPIQ_PYTHON}`.") from error
+
+
+# ----------------------------------------------------------------------------- the shapiq worker's client
+def send(stream: IO[bytes], header: dict[str, Any], *arrays: np.ndarray) -> None:
+    """One message to or from ``benchmarks/_shapiq_worker.py``: a JSON header and ``len(arrays)`` arrays
+    (``.npy`` bytes), each part framed by its byte length (the worker's own ``send``)."""
+    parts = [json.dumps({**header, "arrays": len(arrays)}).encode()]
+    for a in arrays:
+        buf = io.BytesIO()
+        np.save(buf, np.asarray(a), allow_pickle=False)
+        parts.append(buf.getvalue())
+    for p in parts:
+        stream.write(struct.pack("<Q", len(p)))
+        stream.write(p)
+    stream.flush()
+
+
+def receive(stream: IO[bytes], *, log: str = "its log") -> tuple[dict[str, Any], list[np.ndarray]]:
+    """One message :func:`compendium.side_env.send` framed: its header and its arrays; ``EOFError``
+    naming ``log`` where the stream ends first (the worker stopped)."""
+    def frame() -> bytes:
+        head = stream.read(8)
+        if len(head) < 8:
+            raise EOFError(f"the shapiq worker stopped (its log: {log})")
+        return stream.read(struct.unpack("<Q", head)[0])
+    header = json.loads(frame())
+    return header, [np.load(io.BytesIO(frame()), allow_pickle=False) for _ in range(header.get("arrays", 0))]
+
+
+class ShapiqError(RuntimeError):
+    """An approximator raised in the side environment (e.g. a budget too small for its regression)."""
+
+
+class ShapiqSide:
+    """The shapiq worker (``worker``, a script run by ``python``, the side environment's interpreter:
+    :func:`compendium.side_env.shapiq_python`), its stderr appended to ``log``; every value of a game
+    is computed in this process, by the ``game`` the caller passes (coalitions ``(c, n)`` -> values
+    ``(c,)``)."""
+
+    def __init__(self, python: Path, worker: Path, log: Path) -> None:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        self._where = str(log.relative_to(REPO_ROOT)) if log.is_relative_to(REPO_ROOT) else log.name
+        self._log = open(log, "ab")
+        self.proc = subprocess.Popen([str(python), str(worker)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        header, _ = self._ask({"op": "versions"}, None)
+        self.versions, self.names = header["versions"], header["names"]
+
+    def _ask(self, header: dict[str, Any], game: Callable[[np.ndarray], np.ndarray] | None,
+             ) -> tuple[dict[str, Any], list[np.ndarray]]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        send(self.proc.stdin, header)
+        while True:
+            reply, arrays = receive(self.proc.stdout, log=self._where)
+            if reply["op"] == "game":
+                assert game is not None
+                send(self.proc.stdin, {"op": "values"}, np.asarray(game(arrays[0]), dtype=float))
+            elif reply["op"] == "error":
+                raise ShapiqError(reply["message"])
+            else:
+                return reply, arrays
+
+    def run(self, name: str, n: int, budget: int, seed: int, game: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """Approximator ``name`` on ``n`` players with ``budget`` coalitions: its ``(n,)`` values."""
+        return self._ask({"op": "run", "name": name, "n": n, "budget": int(budget), "seed": int(seed)}, game)[1][0]
+
+    def exact(self, n: int, game: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+        """shapiq's ``ExactComputer`` values of the game (all ``2**n`` coalitions)."""
+        return self._ask({"op": "exact", "n": n}, game)[1][0]
+
+    def close(self) -> None:
+        """Ask the worker to quit, and close its log."""
+        try:
+            assert self.proc.stdin is not None
+            send(self.proc.stdin, {"op": "quit"})
+            self.proc.wait(timeout=30)
+        finally:
+            self._log.close()
