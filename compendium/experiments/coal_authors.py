@@ -64,7 +64,7 @@ from lib.coalitional import Groups
 from compendium.data import REPO_ROOT
 from compendium.experiments.coal_grid import ALPHAS
 from compendium.experiments.coal_grid import CLASSIFIERS as GRID_CLASSIFIERS
-from compendium.experiments.coal_grid import labels_of
+from compendium.experiments.coal_grid import format_groups, labels_of, parse_groups  # noqa: F401 (ca.parse_groups)
 from compendium.regenerate.result import Result
 
 # ----------------------------------------------------------------------------- set-up
@@ -167,28 +167,6 @@ def code_digests(folder: Path) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- groups
-def format_groups(groups: Iterable[Sequence[int]]) -> str:
-    """Groups as the book prints them: ``{0,2} {1}``, in the order given, repeats kept."""
-    return " ".join("{" + ",".join(str(int(i)) for i in g) + "}" for g in groups)
-
-
-def parse_groups(text: str) -> list[tuple[int, ...]]:
-    """The inverse of :func:`format_groups`; a malformed text is an error naming it."""
-    text = str(text).strip()
-    if not text:
-        return []
-    out = []
-    for token in text.split():
-        if not (token.startswith("{") and token.endswith("}")):
-            raise ValueError(f"cannot read groups {text!r}: {token!r} is not of the form {{0,1}}")
-        inner = token[1:-1]
-        try:
-            out.append(tuple(int(i) for i in inner.split(",")) if inner else ())
-        except ValueError:
-            raise ValueError(f"cannot read groups {text!r}: {token!r} holds a non-integer") from None
-    return out
-
-
 def repeats(groups: Iterable[Sequence[int]]) -> bool:
     """Whether some group names one attribute twice (their VIF grouping does)."""
     return any(len(set(g)) != len(g) for g in groups)

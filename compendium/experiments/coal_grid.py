@@ -12,6 +12,7 @@ module to run one pair live and to read the stored grid.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -332,9 +333,26 @@ CAUSES: dict[str, tuple[str, str]] = {
 }
 
 
+def format_groups(groups: Iterable[Sequence[int]]) -> str:
+    """Groups as the book prints them: ``{0,2} {1}``, in the order given, repeats kept."""
+    return " ".join("{" + ",".join(str(int(i)) for i in g) + "}" for g in groups)
+
+
 def parse_groups(text: str) -> list[tuple[int, ...]]:
-    """The groups of a grid cell from its ``groups`` column (``"{0,1} {2}"`` -> ``[(0, 1), (2,)]``)."""
-    return [tuple(int(a) for a in g.strip("{}").split(",")) for g in text.split()]
+    """The inverse of :func:`format_groups`; a malformed text is an error naming it."""
+    text = str(text).strip()
+    if not text:
+        return []
+    out = []
+    for token in text.split():
+        if not (token.startswith("{") and token.endswith("}")):
+            raise ValueError(f"cannot read groups {text!r}: {token!r} is not of the form {{0,1}}")
+        inner = token[1:-1]
+        try:
+            out.append(tuple(int(i) for i in inner.split(",")) if inner else ())
+        except ValueError:
+            raise ValueError(f"cannot read groups {text!r}: {token!r} holds a non-integer") from None
+    return out
 
 
 def group_correlations(groups: list[tuple[int, ...]], corr: np.ndarray) -> dict[str, float]:
