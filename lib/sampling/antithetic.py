@@ -54,7 +54,7 @@ import numpy as np
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
-from lib.sampling.walk import pair_walks, walk_rows
+from lib.sampling.walk import agreement_floor, pair_walks, walk_rows
 
 __all__ = ["AntitheticOptions", "antithetic", "antithetic_rows", "pairs_for_budget", "walk_rows"]
 
@@ -111,7 +111,8 @@ def _least_rows(game: Game, options: AntitheticOptions) -> int:
 
 
 def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarray, uses: np.ndarray,
-                     covered: np.ndarray, variances: np.ndarray, q: int, exact: np.ndarray) -> np.ndarray:
+                     covered: np.ndarray, variances: np.ndarray, q: int, exact: np.ndarray,
+                     differ: np.ndarray) -> np.ndarray:
     """The standard error of each returned value, from the pairs' own spread.
 
     Where the estimate is post-stratified (the walks met every background row) and each pair has one
@@ -119,20 +120,28 @@ def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarr
     ``Σ_b 1 / (m^2 n_b)`` (``n_b`` pairs against ``b``), the variance of a mean of stratum means, as in
     :mod:`lib.sampling.strata`; the plain mean's variance (``variances``) would count the spread between the
     strata, which the post-stratified estimate does not have.  Elsewhere, and when no stratum has two pairs,
-    the square root of ``variances``.  ``nan`` where a row has a single pair (no spread to measure), and 0
-    where its values are ``exact`` (every background row met, and every walk free).
+    the square root of ``variances``.  A value whose pairs all agreed gets the rule of three's bound
+    instead of 0 (:func:`lib.sampling.walk.agreement_floor`; ``differ`` ``(n, m, d)``: where ``x`` and a
+    background row differ, so that a feature equal in every background row keeps 0).  ``nan`` where a row has a single pair (no
+    spread to measure), and 0 where its values are ``exact`` (every background row met, and every walk free).
     """
     m = uses.shape[1]
     out = np.sqrt(variances)
+    moves = differ.any(axis=1)                                             # (n, d): differs from some b
+    pair_means = walk_means.mean(axis=2)
+    for i in range(len(out)):
+        means = pair_means[i, valid[i]]
+        if q == 1 and covered[i] and uses[i].sum() > m:
+            b = bg_idx[i, valid[i], 0]
+            dev = walk_means[i, valid[i], 0] - _stratified_mean(walk_means[i, valid[i], 0], b, uses[i])[b]
+            pooled = (dev**2).sum(axis=0) / (len(b) - m)
+            floor = agreement_floor(dev, len(b) - m, 1.0, moves[i])
+            out[i] = np.maximum(np.sqrt(pooled * (1.0 / uses[i]).sum() / m**2), floor)
+        else:
+            floor = agreement_floor(means - means.mean(axis=0), len(means) - 1, 1.0, moves[i])
+            out[i] = np.maximum(out[i], floor)
     out[valid.sum(axis=1) < 2] = np.nan
     out[exact] = 0.0
-    if q != 1:
-        return out
-    for i in np.flatnonzero(covered & (uses.sum(axis=1) > m)):
-        b = bg_idx[i, valid[i], 0]
-        dev = walk_means[i, valid[i], 0] - _stratified_mean(walk_means[i, valid[i], 0], b, uses[i])[b]
-        pooled = (dev**2).sum(axis=0) / (len(b) - m)
-        out[i] = np.sqrt(pooled * (1.0 / uses[i]).sum() / m**2)
     return out
 
 
@@ -235,7 +244,7 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
     dev = np.where(w, pair_means - plain[:, None], 0.0)
     variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
     exact = covered & ~walk_rows(differ_ib.sum(axis=2)).any(axis=1)        # every walk free: exact values
-    standard_errors = _standard_errors(walk_means, bg_idx, valid, uses, covered, variances, q, exact)
+    standard_errors = _standard_errors(walk_means, bg_idx, valid, uses, covered, variances, q, exact, differ_ib)
     base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
     return ShapleyResult(
         values=values,

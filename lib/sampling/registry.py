@@ -148,7 +148,7 @@ def sequential(game: Game, est: Estimator, budget: int, rng: np.random.Generator
     thirty-two less the background rows met, and on a game with up to thirty-two background rows let the
     walks meet every one (post-stratified: exact on an additive game, which then stops after this round
     with standard error 0).  Eight, tried first, stopped too early: coverage at the stop 0.858 on the
-    test's game at ``tol = 0.05``, against 0.921 with thirty-two (``lib/tests/test_tolerance.py``).  Each further round gets as
+    test's game at ``tol = 0.05``, against 0.921 with thirty-two (0.941 since the rule of three's floor, ``lib/tests/test_tolerance.py``).  Each further round gets as
     many draw rows as all before it (the rows spent double each round, so about ``log2`` of the budget
     rounds), the last one what is left of the budget, if that still pays for the least draws.  The rows
     are the planned ones; on discrete data a round spends fewer (walks that switch nothing are free), and

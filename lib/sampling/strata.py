@@ -47,7 +47,7 @@ from lib.formula import shapley_from_game
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
-from lib.sampling.walk import pair_walks
+from lib.sampling.walk import agreement_floor, pair_walks
 
 __all__ = ["StrataOptions", "deal_pairs", "enumerate_stratum", "enumeration_rows", "plan_strata", "strata"]
 
@@ -160,7 +160,8 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         ``variances``: the pooled within-stratum variance of the pair means times
         ``Σ_{walked b} 1 / (m^2 n_b)`` (zero when every stratum is enumerated; with under two pairs in
         every stratum, the variance of the pair means over the pairs); ``standard_errors``: their square
-        roots (0 where every stratum is enumerated; ``nan`` for a row whose walked strata got under two
+        roots, raised, for a value whose draws all agreed, to the rule of three's bound
+        (:func:`lib.sampling.walk.agreement_floor`; 0 where every stratum is enumerated; ``nan`` for a row whose walked strata got under two
         pairs: no spread to measure; on continuous data, where no stratum is enumerated, the antithetic
         sampler's); ``n_samples``: walks per feature
         (twice the pairs) plus, for each enumerated stratum, one; base values exact.
@@ -171,6 +172,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     k_shape = outputs.shape[1:]
     values = np.zeros((n, d) + k_shape)
     variances = np.zeros((n, d) + k_shape)
+    floors = np.zeros((n, d) + k_shape)
     n_samples = np.zeros((n, d), dtype=np.int64)
     unknown = np.zeros(n, dtype=bool)                                         # walked, with under two pairs
     rows_for_strata = int(budget) - 1 - m
@@ -200,6 +202,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         contrib = (pair_walks(game, np.full(len(donors), i), donors, np.argsort(rng.random((len(donors), d)), axis=1))
                    if len(donors) else np.zeros((0, d) + k_shape))
         counts = np.bincount(donors, minlength=m)
+        moves = game.differ[i, walked].any(axis=0)               # not a null player of every walked u_b
         n_samples[i] = 2 * len(donors) + int(enumerate_b.sum())
         unknown[i] = len(donors) < 2
         if (counts[walked] > 0).all():
@@ -212,15 +215,20 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
             if dof > 0:
                 pooled = (dev**2).sum(axis=0) / dof
                 variances[i] = pooled * (1.0 / counts[walked]).sum() / m**2
+                floors[i] = agreement_floor(dev, dof, len(walked) / m, moves)
             elif len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) * (1.0 / counts[walked]).sum() / m**2
+                floors[i] = agreement_floor(contrib - contrib.mean(axis=0), len(donors) - 1,
+                                            len(walked) / m, moves)
         else:
             # some walked strata have no pair: their mean estimated by the mean over the pairs taken
             walked_mean = contrib.mean(axis=0) if len(donors) else np.zeros((d,) + k_shape)
             values[i] = (per_b[enumerate_b].sum(axis=0) + len(walked) * walked_mean) / m
             if len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) / len(donors) * (len(walked) / m) ** 2
-    standard_errors = np.sqrt(variances)
+                floors[i] = agreement_floor(contrib - walked_mean, len(donors) - 1, len(walked) / m, moves)
+    # values whose draws all agreed: not a measured 0 but the rule of three's bound (walk.agreement_floor)
+    standard_errors = np.maximum(np.sqrt(variances), floors)
     standard_errors[unknown] = np.nan
     return ShapleyResult(values=values, base_values=game.base_values, outputs=outputs, data=game.X,
                          feature_names=game.feature_names, output_names=game.output_names,
