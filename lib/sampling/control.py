@@ -55,13 +55,14 @@ would cost ``m`` times the rows.  That is why the default walks ``v - g`` too: t
 on the games measured (``notebooks/00-foundations/03-estimators``) ``residual="rows"`` did no better than
 the plain sampler given the whole budget.
 
-**Fallback.**  Where the budget does not pay for ``min_coalitions_per_parameter`` distinct coalitions per
-parameter of the surrogate (:func:`surrogate_parameters`: ``1 + d + d(d-1)/2 + d(d-1)(d-2)/6`` for
-``order = 3``) and two pairs of walks after them, the estimator is the strata sampler with the whole
-budget (``method`` of the result: the strata sampler's), not a lower order, which would buy nothing;
-from the budget at which the strata sampler enumerates every stratum
-(:func:`lib.sampling.strata.enumeration_rows`) likewise: exact.  Otherwise ``method`` names the surrogate:
-``"control-order-3-mean"`` (or ``-rows``).
+**The budget, and the fallback.**  The surrogate gets ``surrogate_share`` of the draws' rows, or more,
+up to ``max_share``, where that is needed for ``min_pairs_per_odd_parameter`` pairs of coalitions per
+parameter of its odd part (:func:`odd_parameters`: ``d + d(d-1)(d-2)/6`` for ``order = 3``; a pair is one
+equation for it); the walks get the rest, at least ``min_walk_pairs`` pairs.  Where the budget does not
+pay for that, the estimator is the strata sampler with the whole budget (``method`` of the result: the
+strata sampler's), not a lower order, which would buy nothing; from the budget at which the strata
+sampler enumerates every stratum (:func:`lib.sampling.strata.enumeration_rows`) likewise: exact.
+Otherwise ``method`` names the surrogate: ``"control-order-3-mean"`` (or ``-rows``).
 
 Registered as ``"control"`` (:mod:`lib.sampling.registry`); call it through
 :func:`lib.sampling.sample_shapley` (``method="control", options=ControlOptions(...)``).
@@ -88,8 +89,8 @@ from lib.sampling.strata import (
 )
 from lib.sampling.walk import walk_values
 
-__all__ = ["ControlOptions", "control", "fit_surrogate", "surrogate_coalitions", "surrogate_parameters",
-           "surrogate_shapley"]
+__all__ = ["ControlOptions", "control", "fit_surrogate", "odd_parameters", "surrogate_coalitions",
+           "surrogate_parameters", "surrogate_shapley"]
 
 
 @dataclass(frozen=True)
@@ -97,18 +98,25 @@ class ControlOptions(Options):
     """Options of ``method="control"``.
 
     ``order``: the surrogate's order, 1, 2 or 3 (default 3: lower orders cancel in the antithetic pairs,
-    see the module docstring); ``surrogate_share``: the share of the draws' budget (the budget less
-    ``f(x)`` and the background rows) spent on the surrogate's coalitions (``m`` rows each; default 0.5);
-    ``min_coalitions_per_parameter``: the least coalitions per parameter of the surrogate, else the plain
-    strata sampler runs with the whole budget (default 2); ``ridge``: the ridge of the least squares,
-    relative to the mean diagonal of the design's Gram matrix (default 0: the minimum-norm least squares); ``residual``: which residual
-    the walks take, ``"mean"`` (default: ``v - g``, pairs of walks of the mean game, ``m`` rows a step) or
-    ``"rows"`` (``u_b - g``, the strata sampler's walks per background row, one row a step).
+    see the module docstring).  ``surrogate_share``: the share of the draws' budget (the budget less
+    ``f(x)`` and the background rows) spent on the surrogate's coalitions (``m`` rows each; default 0.5),
+    raised to what ``min_pairs_per_odd_parameter`` asks, up to ``max_share`` (default 0.8).
+    ``min_pairs_per_odd_parameter``: the least pairs of coalitions (``S`` and its complement) per
+    parameter of the surrogate's odd part (:func:`odd_parameters`; default 1: as many equations as
+    unknowns, see the module docstring).  ``min_walk_pairs``: the least pairs of walks of the residual
+    (default 16: a standard error from fewer is itself too uncertain).  Where these cannot all be met the
+    strata sampler runs with the whole budget.  ``ridge``: the ridge of the least squares, relative to the
+    mean diagonal of the design's Gram matrix (default 0: the minimum-norm least squares).
+    ``residual``: which residual the walks take, ``"mean"`` (default: ``v - g``, pairs of walks of the
+    mean game, ``m`` rows a step) or ``"rows"`` (``u_b - g``, the strata sampler's walks per background
+    row, one row a step).
     """
 
     order: int = 3
     surrogate_share: float = 0.5
-    min_coalitions_per_parameter: float = 2.0
+    max_share: float = 0.8
+    min_pairs_per_odd_parameter: float = 1.0
+    min_walk_pairs: int = 16
     ridge: float = 0.0
     residual: str = "mean"
 
@@ -117,10 +125,14 @@ class ControlOptions(Options):
             raise ValueError(f"residual must be 'mean' or 'rows', got {self.residual!r}")
         if isinstance(self.order, bool) or self.order not in (1, 2, 3):
             raise ValueError(f"order must be 1, 2 or 3, got {self.order!r}")
-        if not 0.0 < float(self.surrogate_share) < 1.0:
-            raise ValueError(f"surrogate_share must be in (0, 1), got {self.surrogate_share!r}")
-        if not float(self.min_coalitions_per_parameter) >= 1.0:
-            raise ValueError(f"min_coalitions_per_parameter must be >= 1, got {self.min_coalitions_per_parameter!r}")
+        for name in ("surrogate_share", "max_share"):
+            if not 0.0 < float(getattr(self, name)) < 1.0:
+                raise ValueError(f"{name} must be in (0, 1), got {getattr(self, name)!r}")
+        if not float(self.min_pairs_per_odd_parameter) > 0.0:
+            raise ValueError(f"min_pairs_per_odd_parameter must be > 0, got {self.min_pairs_per_odd_parameter!r}")
+        if isinstance(self.min_walk_pairs, bool) or not isinstance(self.min_walk_pairs, (int, np.integer)) \
+                or self.min_walk_pairs < 2:
+            raise ValueError(f"min_walk_pairs must be an integer >= 2, got {self.min_walk_pairs!r}")
         if not float(self.ridge) >= 0.0:
             raise ValueError(f"ridge must be >= 0, got {self.ridge!r}")
 
@@ -128,6 +140,13 @@ class ControlOptions(Options):
 def surrogate_parameters(d: int, order: int) -> int:
     """Parameters of a polynomial of order ``order`` in ``d`` indicators: ``Σ_{t<=order} C(d, t)``."""
     return sum(comb(d, t) for t in range(order + 1))
+
+
+def odd_parameters(d: int, order: int) -> int:
+    """Parameters of the odd part (``(g(S) - g(N∖S)) / 2``) of such a polynomial: ``Σ_{t<=order, t odd}
+    C(d, t)`` (the odd Fourier orders; an order-``t`` monomial's odd part has orders ``t, t - 2, ...``);
+    a pair of coalitions ``S``, ``N∖S`` is one equation for it."""
+    return sum(comb(d, t) for t in range(1, order + 1, 2))
 
 
 def _monomials(d: int, order: int) -> list[tuple[int, ...]]:
@@ -290,16 +309,20 @@ def _mean_residual(game: Game, rows: int, rng: np.random.Generator, beta: np.nda
 
 
 def _plan(game: Game, budget: int, options: ControlOptions) -> tuple[int, int]:
-    """The surrogate's order and its pairs of coalitions for this budget: ``(0, 0)`` where none is affordable
-    (too few coalitions per parameter, or too few rows left for two pairs of walks of the residual)."""
+    """The surrogate's order and its pairs of coalitions for this budget: ``(0, 0)`` where none is affordable.
+
+    The pairs: ``surrogate_share`` of the draws' rows, raised to ``min_pairs_per_odd_parameter`` times
+    :func:`odd_parameters`; affordable if that is at most ``max_share`` of the rows and leaves
+    ``min_walk_pairs`` pairs of walks of the residual."""
     d, m = game.d, game.m
     rows = max(int(budget) - 1 - m, 0)
-    pairs = int(options.surrogate_share * rows) // (2 * m)
-    p = surrogate_parameters(d, options.order)
-    if d < 3 or 2 * pairs < options.min_coalitions_per_parameter * p:
+    if d < 3:
         return 0, 0
+    need = int(np.ceil(options.min_pairs_per_odd_parameter * odd_parameters(d, options.order)))
+    pairs = max(int(options.surrogate_share * rows) // (2 * m), need)
+    pairs = min(pairs, 2 ** (d - 1) - 1)                                   # the distinct pairs there are
     walk = 2 * (d - 1) * (m if options.residual == "mean" else 1)
-    if rows - 2 * pairs * m < 2 * walk:
+    if pairs < need or 2 * pairs * m > options.max_share * rows or rows - 2 * pairs * m < options.min_walk_pairs * walk:
         return 0, 0
     return int(options.order), pairs
 

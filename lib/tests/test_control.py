@@ -32,21 +32,21 @@ from lib.games import Game
 from lib.sampling import control as cv
 from lib.sampling.control import ControlOptions
 
-D, M = 8, 3
-#: A budget (model rows per explained row) at which the cubic surrogate is fitted on this game (116
-#: coalitions for its 93 parameters, with ``min_coalitions_per_parameter=1``) and the walks get 9 pairs;
-#: below the exact cost, ``1 + 3 + 3 (2^8 - 2) = 766``.
-BUDGET = 700
-FITTED = ControlOptions(min_coalitions_per_parameter=1)
-ROWS = ControlOptions(min_coalitions_per_parameter=1, residual="rows")
-#: At the same budget, 162 coalitions (81 pairs) and 5 pairs of walks: a pair of coalitions is one
-#: equation for the odd part of the surrogate, whose ``d + C(d, 3) = 64`` parameters 81 pairs identify.
-EXACT = ControlOptions(min_coalitions_per_parameter=1, surrogate_share=0.7)
+D, M = 10, 3
+#: A budget (model rows per explained row) at which the default options fit the cubic surrogate (332
+#: coalitions, 166 pairs for the 130 parameters of its odd part) and leave the walks 1,000 rows (18 pairs
+#: of walks of the mean game, 55 of the per-row games); below the exact cost, ``1 + 3 + 3 (2^10 - 2) =
+#: 3070``.
+BUDGET = 2000
+FITTED = ControlOptions()
+ROWS = ControlOptions(residual="rows")
+#: Too few pairs of coalitions for the odd part (66 for its 130 parameters): fitted, not exact.
+FEW = ControlOptions(surrogate_share=0.2, min_pairs_per_odd_parameter=0.5)
 
 
 def _model(Z):
-    """A continuous game of eight features with interactions of every order up to eight (the product
-    term): no cubic holds its odd part."""
+    """A continuous game of ten features with interactions of every order up to ten (the product term):
+    no cubic holds its odd part."""
     Z = np.asarray(Z, dtype=float)
     return (np.tanh(Z[:, 0] * Z[:, 1] - Z[:, 2]) + Z[:, 2] * Z[:, 3] * np.sin(Z[:, 4] + Z[:, 5]) + 0.3 * Z[:, 6]
             - 0.5 * Z[:, 7] * Z[:, 0] + 0.2 * np.prod(np.cos(Z), axis=1))
@@ -115,22 +115,22 @@ def test_exact_on_a_game_of_order_four_once_the_surrogate_is_fitted(monkeypatch)
     """The residual of a cubic fit of a game of order four is even, which every antithetic pair gets
     exactly: the values are exact and their standard errors 0, below the exact cost, once the pairs of
     coalitions are as many as the odd part's parameters.  The strata sampler at the same budget is not
-    exact, nor is the estimate with the ½ dropped, nor one whose pairs are too few (the default share)."""
+    exact, nor is the estimate with the ½ dropped, nor one whose pairs are too few (:data:`FEW`)."""
     X, B = _rows(1)
     exact = sh.exact_shapley(_quartic, X, B).values
     res = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="control",
-                                  options=EXACT)
+                                  options=FITTED)
     assert res.method == "control-order-3-mean"
     np.testing.assert_allclose(res.values, exact, atol=1e-9)
     np.testing.assert_allclose(res.standard_errors, 0.0, atol=1e-9)
     plain = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="strata")
     assert np.abs(plain.values - exact).max() > 1e-3
     few = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="control",
-                                  options=FITTED)
+                                  options=FEW)
     assert few.method == "control-order-3-mean" and np.abs(few.values - exact).max() > 1e-3
     monkeypatch.setattr(cv, "surrogate_shapley", _drop_half)
     planted = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0),
-                                      method="control", options=EXACT)
+                                      method="control", options=FITTED)
     assert np.abs(planted.values - exact).max() > 1e-3
 
 
@@ -199,7 +199,7 @@ def test_never_more_rows_than_the_budget(options, outputs):
         return v if outputs == 1 else np.column_stack([v, np.sin(v)])
 
     least = 1 + M + 2 * (D - 1)
-    for budget in (least, least + 1, 300, 567, 568, 569, BUDGET, 765, 766, 2000):
+    for budget in (least, least + 1, 300, 1000, 1200, 1500, 1700, BUDGET, 3069, 3070, 4000):
         counted = CountingModel(f)
         res = sampling.sample_shapley(counted, X, B, max_rows=budget, rng=np.random.default_rng(budget),
                                       method="control", options=options)
@@ -250,7 +250,7 @@ def test_a_surrogate_of_order_two_changes_nothing_but_the_rows(monkeypatch):
     a cubic it is not."""
     X, B = _rows()
     for order, same in ((1, True), (2, True), (3, False)):
-        options = ControlOptions(order=order, min_coalitions_per_parameter=1)
+        options = ControlOptions(order=order)
         fitted = sampling.sample_shapley(_model, X, B, max_rows=BUDGET, rng=np.random.default_rng(4), method="control",
                                          options=options)
         with monkeypatch.context() as patch:
@@ -263,18 +263,19 @@ def test_a_surrogate_of_order_two_changes_nothing_but_the_rows(monkeypatch):
 
 
 def test_below_the_surrogates_cost_it_is_the_strata_sampler():
-    """Where the budget does not pay for the surrogate (the default two coalitions per parameter: 186 of
-    them here, 558 rows of the 700), the estimate is the strata sampler's, bit for bit, and says so."""
+    """Where the budget does not pay for the surrogate and 16 pairs of walks (at 1,200 rows: 260 coalitions
+    for the odd part's 130 parameters, 780 rows, leave 416, 7 pairs of walks of the mean game), the
+    estimate is the strata sampler's, bit for bit, and says so."""
     X, B = _rows()
-    res = sampling.sample_shapley(_model, X, B, max_rows=BUDGET, rng=np.random.default_rng(5), method="control")
-    plain = sampling.sample_shapley(_model, X, B, max_rows=BUDGET, rng=np.random.default_rng(5), method="strata")
+    res = sampling.sample_shapley(_model, X, B, max_rows=1200, rng=np.random.default_rng(5), method="control")
+    plain = sampling.sample_shapley(_model, X, B, max_rows=1200, rng=np.random.default_rng(5), method="strata")
     np.testing.assert_array_equal(res.values, plain.values)
     assert res.method == plain.method and not res.method.startswith("control")
 
 
 def test_options_are_checked():
     for bad in ({"order": 4}, {"order": True}, {"surrogate_share": 1.0}, {"surrogate_share": 0},
-                {"min_coalitions_per_parameter": 0.5}, {"ridge": -1.0}, {"residual": "both"}):
+                {"min_pairs_per_odd_parameter": 0}, {"max_share": 1.5}, {"min_walk_pairs": 1}, {"ridge": -1.0}, {"residual": "both"}):
         with pytest.raises(ValueError):
             ControlOptions(**bad)
 
