@@ -340,26 +340,29 @@ def _exact_rows(game: Game, options: ControlOptions) -> np.ndarray:
 @register("control", options=ControlOptions, minimum_rows=_least_rows, exact_rows=_exact_rows,
           needs="one pair of walks, 2 (d - 1) rows")
 def control(game: Game, budget: int, rng: np.random.Generator, options: ControlOptions) -> ShapleyResult:
-    """The strata sampler on the residual of a polynomial surrogate whose Shapley values are exact.
+    """A polynomial surrogate whose Shapley values are exact, and antithetic walks of the residual only.
 
     Book: :ref:`eq-found-control` (notebooks/00-foundations/03-estimators.ipynb).
 
-    Per explained row: ``2 P`` coalitions of the row's game (``P`` pairs, a share ``surrogate_share`` of
-    the draws' budget, ``m`` model rows each, drawn from the Shapley kernel distribution, the same
-    coalitions for every explained row) fit the surrogate ``g`` (:func:`fit_surrogate`); the rest of the
-    budget runs the strata sampler's plan (:func:`lib.sampling.strata.plan_strata`) on ``u_b - g``: the
-    enumerated strata give ``φ(u_b) - φ(g)`` exactly, the walked ones antithetic pairs of walks of the
-    residual; the estimate is ``φ(g)`` (:func:`surrogate_shapley`) plus the strata sampler's estimate of
-    the residual.  Where the budget cannot pay for the surrogate (:func:`_plan`), or pays for every
-    stratum's enumeration (exact), it is :func:`lib.sampling.strata.strata`'s estimate.  See the module
-    docstring for the derivation and the variance argument.
+    Per explained row: ``2 P`` coalitions of the row's game (:func:`_plan`: ``P`` pairs, ``m`` model rows
+    each, :func:`surrogate_coalitions`, the same coalitions for every explained row) fit the surrogate
+    ``g`` (:func:`fit_surrogate`); the rest of the budget walks the residual: with ``residual="mean"``,
+    antithetic pairs of walks of ``v - g`` (:func:`_mean_residual`, ``2 (d - 1) m`` rows a pair), with
+    ``residual="rows"``, the strata sampler's plan (:func:`lib.sampling.strata.plan_strata`) on ``u_b -
+    g`` (the enumerated strata give ``φ(u_b) - φ(g)`` exactly, the walked ones pairs of walks of the
+    residual).  The estimate is ``φ(g)`` (:func:`surrogate_shapley`) plus the walks' estimate of
+    ``φ(v - g)``.  Where the budget cannot pay for the surrogate and the walks (:func:`_plan`), or pays
+    for every stratum's enumeration (exact), it is :func:`lib.sampling.strata.strata`'s estimate.  See
+    the module docstring for the derivation and the variance argument.
 
     Returns
     -------
     ShapleyResult
-        As :func:`lib.sampling.strata.strata`'s, the variances and standard errors those of the residual's
-        estimate (``φ(g)`` is fixed once the surrogate is fitted, from draws independent of the walks);
-        ``method``: ``"control-order-<order>"``, or ``"strata"`` where the estimator fell back.
+        ``variances`` and ``standard_errors``: those of the walks' estimate of ``φ(v - g)`` (``φ(g)`` is
+        fixed once the surrogate is fitted, from draws independent of the walks): the variance of the
+        pairs' mean contributions over their number (``residual="mean"``), or the strata sampler's
+        (``"rows"``); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
+        ``-rows``, or the strata sampler's where the estimator fell back.
     """
     n, d, m = game.n, game.d, game.m
     order, pairs = _plan(game, budget, options)

@@ -100,6 +100,8 @@ def test_the_fit_and_the_walk_increments_are_the_polynomial():
     full = np.vstack([masks, coalition_masks(d)[[0, -1]]])
     fitted = cv.fit_surrogate(full, cv._design(full, cv._monomials(d, 3)) @ beta, 3)
     np.testing.assert_allclose(fitted, beta, atol=1e-9)
+    ridged = cv.fit_surrogate(full, cv._design(full, cv._monomials(d, 3)) @ beta, 3, ridge=1e-3)
+    assert 1e-9 < np.abs(ridged - beta).max() < 0.5  # shrunk a little, not exact
     perm = np.argsort(rng.random((4, d)), axis=1)
     inc = cv._walk_increments(perm, cv._tensors(beta, d, 3))                       # (4, 2, d, 1)
     for p in range(4):
