@@ -18,6 +18,8 @@ and runs one (:func:`run`).  The estimators, one module each (the registry's lis
   walked forwards and backwards, post-stratified by background row;
 * :mod:`lib.sampling.strumbelj_kononenko` — Štrumbelj & Kononenko's Algorithms 1 and 2 (2014), one
   ordering and one background row per draw.
+* :mod:`lib.sampling.control` — a control variate: a polynomial surrogate of the game whose Shapley
+  values are exact, and antithetic walks of the residual only.
 
 The walk that two of them share (an ordering and its reverse walked from a background row to the
 instance) is :mod:`lib.sampling.walk`.  Adding an estimator is one new module here (its function,
