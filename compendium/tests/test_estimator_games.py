@@ -115,3 +115,36 @@ def test_halved_standard_errors_of_a_sampled_game_miss_the_band():
 def test_within_band_reads_the_counts_bounds_included():
     table = {"covered": [93, 97, 92, 98, 0], "intervals": [100, 100, 100, 100, 0]}
     assert eg.within_band(table).tolist() == [True, True, False, False, False]
+
+
+def _first_order(f, x: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Each feature's value switched on alone, against the background: ``E_b f(b with x_j) - E_b f(b)``
+    (the Shapley values of an additive game, not of one with interactions)."""
+    base = f(background).mean()
+    out = []
+    for j in range(len(x)):
+        hybrid = background.copy()
+        hybrid[:, j] = x[j]
+        out.append(f(hybrid).mean() - base)
+    return np.array(out)
+
+
+def test_the_games_the_book_did_not_choose_stay_out_of_the_stored_runs_list():
+    # the stored run of GAMES (and the coverage and speed scripts, which read GAMES) must not change
+    assert eg.UNSEEN_GAMES and not set(eg.UNSEEN_GAMES) & set(eg.GAMES)
+
+
+def test_the_mlp_game_rebuilds_identically_and_is_not_additive():
+    game, again = (next(eg.benchmark_games(["mlp-twonorm"], 3, 20, 0)) for _ in range(2))
+    np.testing.assert_array_equal(game.exact, again.exact)
+    assert game.explain.shape == (3, 14) and game.background.shape == (20, 14)
+    gap = game.exact.sum(axis=1) - (game.f(game.explain) - game.f(game.background).mean())
+    assert np.abs(gap).max() < 1e-12
+    # interactions: its exact values are far from each feature's effect alone ...
+    share = max(np.abs(game.exact[r] - _first_order(game.f, game.explain[r], game.background)).max()
+                / np.abs(game.exact[r]).max() for r in range(3))
+    assert share > 0.1, share
+    # ... which the same measure does not find on an additive game (the detector's counter-example)
+    add = eg.additive_game(14, rows=3, background=20)
+    assert max(np.abs(add.exact[r] - _first_order(add.f, add.explain[r], add.background)).max()
+               for r in range(3)) < 1e-12
