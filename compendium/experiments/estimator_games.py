@@ -17,8 +17,10 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
   closed form ``phi_j = g_j(x_j) - mean_b g_j(b_j)`` (:func:`additive_ground_truth`): the check that an
   estimator is exact on an additive game, not a contest.
 
-``mlp-twonorm``, a multilayer perceptron on two-norm data (``d = 14``, exact by enumeration), is a game
-the book did not choose (:data:`UNSEEN_GAMES`), stored in its own table.
+* :func:`protocol_game`: the Leverage SHAP and OddSHAP authors' benchmark (XGBoost, depth 4, 100 trees,
+  the data's mean as the one background row), on the data sets available offline (:data:`PROTOCOL_GAMES`),
+  and ``mlp-twonorm``, a multilayer perceptron on two-norm data: games the book did not choose
+  (:data:`UNSEEN_GAMES`, each set stored in its own table).
 
 :func:`benchmark_games` builds every game of the benchmark (:data:`GAMES`), those above and the ones of
 ``d <= 14`` whose values come from enumeration, for ``benchmarks/estimators.py`` and
@@ -45,18 +47,22 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "RULE_PER_FEATURE", "TREE_AGREEMENT", "UNSEEN_GAMES", "Z95", "BenchmarkGame",
-           "additive_game",
-           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "seconds_at_error",
-           "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
+__all__ = ["COVERAGE_BAND", "EXACT_SE", "FLOAT32_AGREEMENT", "GAMES", "PROTOCOL_GAMES", "RULE_PER_FEATURE",
+           "TREE_AGREEMENT", "UNSEEN_GAMES", "Z95", "BenchmarkGame", "additive_game",
+           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "protocol_game",
+           "seconds_at_error", "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
 GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
          "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
-#: Games the book did not choose (issue 47, item 3), stored apart from the run of :data:`GAMES` (each with
-#: its own table, ``benchmarks/estimators.py --games ... --out ...``): ``mlp-twonorm``, a continuous
-#: non-tree game (a multilayer perceptron's probability on two-norm data, ``d = 14``, exact by enumeration).
-UNSEEN_GAMES = ("mlp-twonorm",)
+#: The third-party protocol's games (the Leverage SHAP and OddSHAP authors' benchmark; issue 47, item 3),
+#: on every data set available offline: :func:`protocol_game`.
+PROTOCOL_GAMES = ("xgb-iris", "xgb-diabetes", "xgb-adult", "xgb-corrgroups60", "xgb-independentlinear60")
+#: Games the book did not choose (issue 47, item 3), stored apart from the run of :data:`GAMES` (each set
+#: with its own table, ``benchmarks/estimators.py --games ... --out ...``): ``mlp-twonorm``, a continuous
+#: non-tree game (a multilayer perceptron's probability on two-norm data, ``d = 14``, exact by
+#: enumeration), and :data:`PROTOCOL_GAMES`.
+UNSEEN_GAMES = ("mlp-twonorm",) + PROTOCOL_GAMES
 
 #: The normal quantile of a nominal 95 % interval: value ± Z95 standard errors.
 Z95 = 1.96
@@ -75,6 +81,11 @@ EXACT_SE = 1e-9
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
 TREE_AGREEMENT = 1e-7
+#: How far, relative to the largest exact value (or 1), two routes to the exact values of an XGBoost game
+#: (:data:`PROTOCOL_GAMES`) may be apart: XGBoost reads the rows as float32 and sums its leaves in float32,
+#: so each prediction is rounded to about ``6e-8`` of its size (measured: 1.3e-7 to 1.5e-6 relative
+#: between enumeration, tree paths and ``v(N) - v(empty)``).
+FLOAT32_AGREEMENT = 1e-5
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,8 @@ class BenchmarkGame:
     background: np.ndarray
     exact: np.ndarray
     truth: str
+    #: the fitted tree model, where a second route to the exact values needs it (the XGBoost games)
+    model: Any = None
 
 
 def twonorm_model(d: int, seed: int = 0):
@@ -146,6 +159,66 @@ def twonorm_gbt(d: int, *, rows: int, background: int, seed: int = 0) -> Benchma
                 tree_ground_truth(model, explain, bg), "tree paths (shap TreeExplainer, interventional, raw)")
 
 
+def _protocol_data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and target of a protocol game's data set (``xgb-<data set>``), as the protocol's authors
+    load them through shap's loaders, offline: iris and diabetes as scikit-learn ships them (the iris
+    class as a number: the protocol fits a regressor); Adult from :func:`compendium.data.load` as shap's
+    loader prepares it (``fnlwgt`` and ``education`` dropped, categories as integer codes, the target
+    ``>50K`` as 1), here on the book's copy of the data; shap's ``corrgroups60`` and
+    ``independentlinear60``, which shap generates locally from a fixed seed (no download)."""
+    import warnings
+
+    if name in ("iris", "diabetes"):
+        from sklearn import datasets
+
+        bunch = datasets.load_iris() if name == "iris" else datasets.load_diabetes()
+        return np.asarray(bunch.data, dtype=float), np.asarray(bunch.target, dtype=float)
+    if name == "adult":
+        X, y = compendium.data.load("adult")
+        X = X.drop(columns=["fnlwgt", "education"])
+        for c in X.columns:
+            if str(X[c].dtype) == "category":
+                X[c] = X[c].cat.codes
+        return X.to_numpy(dtype=float), (np.asarray(y) == ">50K").astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import shap
+    X, y = getattr(shap.datasets, name)()
+    return np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+
+
+def protocol_game(name: str, *, rows: int, seed: int = 0) -> BenchmarkGame:
+    """A game of the Leverage SHAP and OddSHAP authors' benchmark (:data:`PROTOCOL_GAMES`): an XGBoost
+    regressor (100 trees of depth 4, one thread, seeded) fitted on the whole data set
+    (:func:`_protocol_data`), its prediction; one background row, the data's mean (the protocol's
+    baseline); ``rows`` explained rows drawn without replacement (``default_rng([seed, d, n])``) among the
+    rows that differ from the mean in every feature (the protocol redraws a feature equal to the mean's
+    from another row instead). Exact values by enumeration for ``d <= 14``, by tree paths
+    (:func:`tree_ground_truth`) past it; at ``d <= 14`` both routes run, and agree to
+    :data:`FLOAT32_AGREEMENT` (``benchmarks/estimators.py``'s checks)."""
+    import xgboost
+
+    from lib import shapley
+
+    X, y = _protocol_data(name.removeprefix("xgb-"))
+    d = X.shape[1]
+    model = xgboost.XGBRegressor(n_estimators=100, max_depth=4, n_jobs=1, random_state=seed).fit(X, y)
+    baseline = X.mean(axis=0, keepdims=True)
+    rng = np.random.default_rng([seed, d, len(X)])
+    candidates = np.flatnonzero((X != baseline).all(axis=1))
+    explain = X[np.sort(rng.choice(candidates, size=rows, replace=False))]
+
+    def f(Z: np.ndarray, model=model) -> np.ndarray:
+        return np.asarray(model.predict(np.asarray(Z, dtype=float)), dtype=float)
+
+    if d <= 14:
+        exact, truth = shapley.exact_shapley(f, explain, baseline).values, "enumeration (lib.shapley.exact_shapley)"
+    else:
+        exact, truth = (tree_ground_truth(model, explain, baseline),
+                        "tree paths (shap TreeExplainer, interventional, raw)")
+    return BenchmarkGame(name, name.removeprefix("xgb-"), f, explain, baseline, exact, truth, model)
+
+
 def _additive_terms(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng([seed, d, 60])
     return rng.normal(size=d), rng.uniform(0.5, 2.0, size=d)
@@ -199,7 +272,7 @@ def benchmark_games(names, rows: int, background: int, seed: int):
     """The estimators benchmark's games (:data:`GAMES` and :data:`UNSEEN_GAMES`), each a :class:`BenchmarkGame` with its exact
     values (enumeration, :func:`lib.shapley.exact_shapley`, for ``d <= 14``; tree paths or the closed form
     past it): ``rows`` explained rows (svc-iris-ilr: always its three flowers) against ``background`` rows
-    (svc-iris-ilr: chapter 2's), data and models seeded by ``seed``."""
+    (svc-iris-ilr: chapter 2's; the protocol's games: the data's mean), data and models seeded by ``seed``."""
     from lib import shapley
 
     for name in names:
@@ -234,6 +307,8 @@ def benchmark_games(names, rows: int, background: int, seed: int):
             yield BenchmarkGame(name, g.data, g.f, g.explain, g.background,
                                 shapley.exact_shapley(g.f, g.explain, g.background).values,
                                 "enumeration (lib.shapley.exact_shapley)")
+        elif name in PROTOCOL_GAMES:
+            yield protocol_game(name, rows=rows, seed=seed)
         elif name == "mlp-twonorm":
             model, X = _twonorm_mlp(14, seed)
             explain, bg = X[:rows], X[rows: rows + background]
@@ -327,3 +402,4 @@ def seconds_at_error(errors: Any, seconds: Any, target: float) -> tuple[float, i
         return float(s[0]), 0
     t = (np.log(target) - np.log(e[i - 1])) / (np.log(e[i]) - np.log(e[i - 1]))
     return float(np.exp(np.log(s[i - 1]) + t * (np.log(s[i]) - np.log(s[i - 1])))), i
+

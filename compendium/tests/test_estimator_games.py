@@ -148,3 +148,23 @@ def test_the_mlp_game_rebuilds_identically_and_is_not_additive():
     add = eg.additive_game(14, rows=3, background=20)
     assert max(np.abs(add.exact[r] - _first_order(add.f, add.explain[r], add.background)).max()
                for r in range(3)) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["xgb-iris", "xgb-diabetes"])
+def test_the_protocol_games_tree_paths_equal_enumeration_to_float32(name):
+    # the third-party protocol (XGBoost, the data's mean as the one background row): at d <= 14 its
+    # exact values by enumeration and by tree paths agree to FLOAT32_AGREEMENT (XGBoost's float32 sums)
+    pytest.importorskip("xgboost")
+    game = eg.protocol_game(name, rows=4)
+    X = game.explain
+    assert game.background.shape == (1, X.shape[1]) and (X != game.background).all()
+    scale = max(np.abs(game.exact).max(), 1.0)
+    tree = eg.tree_ground_truth(game.model, X, game.background)
+    assert np.abs(tree - game.exact).max() <= eg.FLOAT32_AGREEMENT * scale
+    # the detector fails on a planted error: the tree paths against a background a little off the mean
+    off = eg.tree_ground_truth(game.model, X, game.background + 0.2 * (X.max(axis=0) - X.min(axis=0)))
+    assert np.abs(off - game.exact).max() > eg.FLOAT32_AGREEMENT * scale
+    # the game is rebuilt identically (one thread, seeded), and the protocol games stay out of GAMES
+    np.testing.assert_array_equal(eg.protocol_game(name, rows=4).exact, game.exact)
+    assert set(eg.PROTOCOL_GAMES) <= set(eg.UNSEEN_GAMES)
+
