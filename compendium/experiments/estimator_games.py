@@ -32,6 +32,9 @@ Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimator
 seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
 :data:`COVERAGE_BAND`).
 
+:func:`ratio_to_best_peer` compares, per (game, budget), the default's error with the best peer's
+(``03-estimators``' sections "The default against the best peer" and "Games the book did not choose").
+
 :func:`seconds_at_error` reads, from an estimator's errors and seconds at its budgets, the seconds it
 needs to reach a target error (``benchmarks/estimator_speed.py``: the speed at equal accuracy of
 ``03-estimators``' section "Seconds at equal accuracy").
@@ -50,7 +53,7 @@ import compendium.data
 __all__ = ["COVERAGE_BAND", "EXACT_SE", "FLOAT32_AGREEMENT", "GAMES", "PROTOCOL_GAMES", "RULE_PER_FEATURE",
            "TREE_AGREEMENT", "UNSEEN_GAMES", "Z95", "BenchmarkGame", "additive_game",
            "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "protocol_game",
-           "seconds_at_error", "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
+           "ratio_to_best_peer", "seconds_at_error", "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
 GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
@@ -403,3 +406,43 @@ def seconds_at_error(errors: Any, seconds: Any, target: float) -> tuple[float, i
     t = (np.log(target) - np.log(e[i - 1])) / (np.log(e[i]) - np.log(e[i - 1]))
     return float(np.exp(np.log(s[i - 1]) + t * (np.log(s[i]) - np.log(s[i - 1])))), i
 
+
+def ratio_to_best_peer(table: Any, default: str, peers: Any, *, spend: float = 1.1,
+                       roundoff: float = 1e-9) -> Any:
+    """Per (game, budget) of a stored benchmark table (``benchmarks/estimators.py``'s: one row per
+    game, estimator and budget), the ratio of the ``default`` estimator's median error to the best
+    peer's (among ``peers``, those that ran at that budget and spent at most ``spend`` times it).
+
+    An error at or below ``roundoff`` is 0 (exact). A cell is kept only where the budget is below the
+    exact enumeration's cost (``2^d`` times the background rows) and both the default and a peer ran;
+    the ratio is 1 where both errors are equal (both exact), infinite where the peer alone is exact.
+    Returns one row per cell, in the table's order: ``game``, ``budget`` (per feature), ``rows``
+    (model rows per explained row), ``winner`` (the estimator of smallest error, or ``"exact: k
+    estimators"``), ``winner error``, ``best peer``, ``best peer error``, ``default error`` and
+    ``default / best peer``."""
+    import pandas as pd
+
+    curves = table[~table["estimator"].str.startswith("coalitional ")].copy()
+    error = curves["error median"]
+    curves["error"] = error.where(error > roundoff, 0.0)
+    curves["exact cost"] = 2.0 ** curves["d"] * curves["background"]
+    curves["kept"] = curves["model rows (median)"] <= spend * curves["budget rows"]
+    rows = []
+    for (game, budget), sub in curves.groupby(["game", "budget"], sort=False):
+        below_exact = bool(sub["budget rows"].iloc[0] < sub["exact cost"].iloc[0])
+        kept = sub[sub["kept"]]
+        their = kept[kept["estimator"].isin(list(peers))]
+        mine = sub.loc[sub["estimator"] == default, "error"]
+        if not below_exact or their.empty or mine.empty:
+            continue
+        best = their.loc[their["error"].idxmin()]
+        mine, theirs = float(mine.iloc[0]), float(best["error"])
+        ratio = 1.0 if mine == theirs else (np.inf if theirs == 0 else mine / theirs)
+        winner = kept.loc[kept["error"].idxmin()]
+        exact_ones = kept.loc[kept["error"] == 0, "estimator"].tolist()
+        rows.append({"game": game, "budget": int(budget), "rows": int(sub["budget rows"].iloc[0]),
+                     "winner": f"exact: {len(exact_ones)} estimators" if exact_ones else winner["estimator"],
+                     "winner error": float(winner["error"]), "best peer": best["estimator"],
+                     "best peer error": theirs, "default error": mine, "default / best peer": ratio})
+    return pd.DataFrame(rows, columns=["game", "budget", "rows", "winner", "winner error", "best peer",
+                                       "best peer error", "default error", "default / best peer"])

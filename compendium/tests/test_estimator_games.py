@@ -168,3 +168,30 @@ def test_the_protocol_games_tree_paths_equal_enumeration_to_float32(name):
     np.testing.assert_array_equal(eg.protocol_game(name, rows=4).exact, game.exact)
     assert set(eg.PROTOCOL_GAMES) <= set(eg.UNSEEN_GAMES)
 
+
+def _cell(game, d, m, estimator, budget, rows, error):
+    return {"game": game, "d": d, "background": m, "estimator": estimator, "budget": budget,
+            "budget rows": budget * d, "model rows (median)": rows, "error median": error}
+
+
+def test_ratio_to_best_peer_reads_the_best_peer_that_kept_to_the_budget():
+    import pandas as pd
+
+    table = pd.DataFrame([
+        _cell("a", 3, 1, "book default", 1, 3, 0.2), _cell("a", 3, 1, "shap X", 1, 3, 0.1),
+        _cell("a", 3, 1, "shapiq Y", 1, 10, 0.05),     # spent 10 rows of a budget of 3: not compared
+        _cell("a", 3, 1, "book other", 1, 3, 0.01),    # not a peer, but the winner
+        _cell("a", 3, 1, "book default", 3, 9, 0.1), _cell("a", 3, 1, "shap X", 3, 9, 0.0),  # 9 >= 2^3: exact cost
+        _cell("b", 2, 2, "book default", 1, 2, 1e-12), _cell("b", 2, 2, "shap X", 1, 2, 0.0),
+        _cell("b", 2, 2, "book default", 2, 4, 0.3), _cell("b", 2, 2, "shap X", 2, 4, 0.0),
+        _cell("b", 2, 2, "coalitional PCA", 2, 4, 0.0),
+    ])
+    got = eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"])
+    assert got[["game", "budget"]].values.tolist() == [["a", 1], ["b", 1], ["b", 2]]
+    a = got.iloc[0]
+    assert (a["best peer"], a["default / best peer"], a["winner"], a["rows"]) == ("shap X", 2.0, "book other", 3)
+    assert got.iloc[1]["default / best peer"] == 1.0 and got.iloc[1]["winner"] == "exact: 2 estimators"
+    assert got.iloc[2]["default / best peer"] == np.inf
+    # the detector: with the overspending peer allowed, the ratio would be 4, not 2
+    assert eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"], spend=10).iloc[0][
+        "default / best peer"] == 4.0
