@@ -17,6 +17,11 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
   closed form ``phi_j = g_j(x_j) - mean_b g_j(b_j)`` (:func:`additive_ground_truth`): the check that an
   estimator is exact on an additive game, not a contest.
 
+* :func:`protocol_game`: the Leverage SHAP and OddSHAP authors' benchmark (XGBoost, depth 4, 100 trees,
+  the data's mean as the one background row), on the data sets available offline (:data:`PROTOCOL_GAMES`),
+  and ``mlp-twonorm``, a multilayer perceptron on two-norm data: games the book did not choose
+  (:data:`UNSEEN_GAMES`, each set stored in its own table).
+
 :func:`benchmark_games` builds every game of the benchmark (:data:`GAMES`), those above and the ones of
 ``d <= 14`` whose values come from enumeration, for ``benchmarks/estimators.py`` and
 ``benchmarks/estimator_coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
@@ -26,6 +31,9 @@ Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimator
 ``1.96`` standard errors, :attr:`lib.result.ShapleyResult.standard_errors`) cover the exact values over
 seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
 :data:`COVERAGE_BAND`).
+
+:func:`ratio_to_best_peer` compares, per (game, budget), the default's error with the best peer's
+(``03-estimators``' sections "The default against the best peer" and "Games the book did not choose").
 
 :func:`seconds_at_error` reads, from an estimator's errors and seconds at its budgets, the seconds it
 needs to reach a target error (``benchmarks/estimator_speed.py``: the speed at equal accuracy of
@@ -42,13 +50,22 @@ import numpy as np
 
 import compendium.data
 
-__all__ = ["COVERAGE_BAND", "EXACT_SE", "GAMES", "RULE_PER_FEATURE", "TREE_AGREEMENT", "Z95", "BenchmarkGame", "additive_game",
-           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "seconds_at_error",
-           "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
+__all__ = ["COVERAGE_BAND", "EXACT_SE", "FLOAT32_AGREEMENT", "GAMES", "PROTOCOL_GAMES", "RULE_PER_FEATURE",
+           "TREE_AGREEMENT", "UNSEEN_GAMES", "Z95", "BenchmarkGame", "additive_game",
+           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "protocol_game",
+           "ratio_to_best_peer", "seconds_at_error", "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
 GAMES = ("gbt-twonorm", "khiops-nb-adult-proba", "khiops-nb-adult", "hgb-adult-many", "svc-iris-ilr",
          "gbt-twonorm-30", "gbt-twonorm-60", "additive-60")
+#: The third-party protocol's games (the Leverage SHAP and OddSHAP authors' benchmark; issue 47, item 3),
+#: on every data set available offline: :func:`protocol_game`.
+PROTOCOL_GAMES = ("xgb-iris", "xgb-diabetes", "xgb-adult", "xgb-corrgroups60", "xgb-independentlinear60")
+#: Games the book did not choose (issue 47, item 3), stored apart from the run of :data:`GAMES` (each set
+#: with its own table, ``benchmarks/estimators.py --games ... --out ...``): ``mlp-twonorm``, a continuous
+#: non-tree game (a multilayer perceptron's probability on two-norm data, ``d = 14``, exact by
+#: enumeration), and :data:`PROTOCOL_GAMES`.
+UNSEEN_GAMES = ("mlp-twonorm",) + PROTOCOL_GAMES
 
 #: The normal quantile of a nominal 95 % interval: value ± Z95 standard errors.
 Z95 = 1.96
@@ -67,6 +84,11 @@ EXACT_SE = 1e-9
 #: How far shap's tree-path values may be from the exact engine's at ``d = 14`` (measured: about 1e-8;
 #: shap's tree code compares float32 thresholds, the model float64 ones).
 TREE_AGREEMENT = 1e-7
+#: How far, relative to the largest exact value (or 1), two routes to the exact values of an XGBoost game
+#: (:data:`PROTOCOL_GAMES`) may be apart: XGBoost reads the rows as float32 and sums its leaves in float32,
+#: so each prediction is rounded to about ``6e-8`` of its size (measured: 1.3e-7 to 1.5e-6 relative
+#: between enumeration, tree paths and ``v(N) - v(empty)``).
+FLOAT32_AGREEMENT = 1e-5
 
 
 @dataclass(frozen=True)
@@ -81,6 +103,8 @@ class BenchmarkGame:
     background: np.ndarray
     exact: np.ndarray
     truth: str
+    #: the fitted tree model, where a second route to the exact values needs it (the XGBoost games)
+    model: Any = None
 
 
 def twonorm_model(d: int, seed: int = 0):
@@ -93,6 +117,19 @@ def twonorm_model(d: int, seed: int = 0):
     X, y = compendium.data.make_twonorm(n_samples=1000, n_features=d, rng=rng)
     X = X.to_numpy()
     model = GradientBoostingClassifier(n_estimators=50, max_depth=3, random_state=seed).fit(X, y)
+    return model, X
+
+
+def _twonorm_mlp(d: int, seed: int = 0):
+    """A multilayer perceptron (``MLPClassifier``, hidden layers of 32 and 16 ReLU units, seeded) fitted
+    on the same 1,000 two-norm rows as :func:`twonorm_model` (``default_rng(seed + d)``), and those rows:
+    a smooth model whose every layer mixes every feature (dense high-order structure, no tree)."""
+    from sklearn.neural_network import MLPClassifier
+
+    rng = np.random.default_rng(seed + d)
+    X, y = compendium.data.make_twonorm(n_samples=1000, n_features=d, rng=rng)
+    X = X.to_numpy()
+    model = MLPClassifier(hidden_layer_sizes=(32, 16), max_iter=2000, random_state=seed).fit(X, y)
     return model, X
 
 
@@ -123,6 +160,66 @@ def twonorm_gbt(d: int, *, rows: int, background: int, seed: int = 0) -> Benchma
     explain, bg = X[:rows], X[rows: rows + background]
     return BenchmarkGame(f"gbt-twonorm-{d}", "two-norm", model.decision_function, explain, bg,
                 tree_ground_truth(model, explain, bg), "tree paths (shap TreeExplainer, interventional, raw)")
+
+
+def _protocol_data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and target of a protocol game's data set (``xgb-<data set>``), as the protocol's authors
+    load them through shap's loaders, offline: iris and diabetes as scikit-learn ships them (the iris
+    class as a number: the protocol fits a regressor); Adult from :func:`compendium.data.load` as shap's
+    loader prepares it (``fnlwgt`` and ``education`` dropped, categories as integer codes, the target
+    ``>50K`` as 1), here on the book's copy of the data; shap's ``corrgroups60`` and
+    ``independentlinear60``, which shap generates locally from a fixed seed (no download)."""
+    import warnings
+
+    if name in ("iris", "diabetes"):
+        from sklearn import datasets
+
+        bunch = datasets.load_iris() if name == "iris" else datasets.load_diabetes()
+        return np.asarray(bunch.data, dtype=float), np.asarray(bunch.target, dtype=float)
+    if name == "adult":
+        X, y = compendium.data.load("adult")
+        X = X.drop(columns=["fnlwgt", "education"])
+        for c in X.columns:
+            if str(X[c].dtype) == "category":
+                X[c] = X[c].cat.codes
+        return X.to_numpy(dtype=float), (np.asarray(y) == ">50K").astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import shap
+    X, y = getattr(shap.datasets, name)()
+    return np.asarray(X, dtype=float), np.asarray(y, dtype=float)
+
+
+def protocol_game(name: str, *, rows: int, seed: int = 0) -> BenchmarkGame:
+    """A game of the Leverage SHAP and OddSHAP authors' benchmark (:data:`PROTOCOL_GAMES`): an XGBoost
+    regressor (100 trees of depth 4, one thread, seeded) fitted on the whole data set
+    (:func:`_protocol_data`), its prediction; one background row, the data's mean (the protocol's
+    baseline); ``rows`` explained rows drawn without replacement (``default_rng([seed, d, n])``) among the
+    rows that differ from the mean in every feature (the protocol redraws a feature equal to the mean's
+    from another row instead). Exact values by enumeration for ``d <= 14``, by tree paths
+    (:func:`tree_ground_truth`) past it; at ``d <= 14`` both routes run, and agree to
+    :data:`FLOAT32_AGREEMENT` (``benchmarks/estimators.py``'s checks)."""
+    import xgboost
+
+    from lib import shapley
+
+    X, y = _protocol_data(name.removeprefix("xgb-"))
+    d = X.shape[1]
+    model = xgboost.XGBRegressor(n_estimators=100, max_depth=4, n_jobs=1, random_state=seed).fit(X, y)
+    baseline = X.mean(axis=0, keepdims=True)
+    rng = np.random.default_rng([seed, d, len(X)])
+    candidates = np.flatnonzero((X != baseline).all(axis=1))
+    explain = X[np.sort(rng.choice(candidates, size=rows, replace=False))]
+
+    def f(Z: np.ndarray, model=model) -> np.ndarray:
+        return np.asarray(model.predict(np.asarray(Z, dtype=float)), dtype=float)
+
+    if d <= 14:
+        exact, truth = shapley.exact_shapley(f, explain, baseline).values, "enumeration (lib.shapley.exact_shapley)"
+    else:
+        exact, truth = (tree_ground_truth(model, explain, baseline),
+                        "tree paths (shap TreeExplainer, interventional, raw)")
+    return BenchmarkGame(name, name.removeprefix("xgb-"), f, explain, baseline, exact, truth, model)
 
 
 def _additive_terms(d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -175,10 +272,10 @@ def khiops_nb_log_odds(dataset: str, *, rows: int, background: int):
 
 
 def benchmark_games(names, rows: int, background: int, seed: int):
-    """The estimators benchmark's games (:data:`GAMES`), each a :class:`BenchmarkGame` with its exact
+    """The estimators benchmark's games (:data:`GAMES` and :data:`UNSEEN_GAMES`), each a :class:`BenchmarkGame` with its exact
     values (enumeration, :func:`lib.shapley.exact_shapley`, for ``d <= 14``; tree paths or the closed form
     past it): ``rows`` explained rows (svc-iris-ilr: always its three flowers) against ``background`` rows
-    (svc-iris-ilr: chapter 2's), data and models seeded by ``seed``."""
+    (svc-iris-ilr: chapter 2's; the protocol's games: the data's mean), data and models seeded by ``seed``."""
     from lib import shapley
 
     for name in names:
@@ -213,6 +310,16 @@ def benchmark_games(names, rows: int, background: int, seed: int):
             yield BenchmarkGame(name, g.data, g.f, g.explain, g.background,
                                 shapley.exact_shapley(g.f, g.explain, g.background).values,
                                 "enumeration (lib.shapley.exact_shapley)")
+        elif name in PROTOCOL_GAMES:
+            yield protocol_game(name, rows=rows, seed=seed)
+        elif name == "mlp-twonorm":
+            model, X = _twonorm_mlp(14, seed)
+            explain, bg = X[:rows], X[rows: rows + background]
+
+            def f(Z: np.ndarray, model=model) -> np.ndarray:
+                return model.predict_proba(Z)[:, 1]
+            yield BenchmarkGame(name, "two-norm", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
+                                "enumeration (lib.shapley.exact_shapley)")
         elif name.startswith("khiops-nb-adult"):
             from lib import khiops_nb as kn
 
@@ -227,7 +334,7 @@ def benchmark_games(names, rows: int, background: int, seed: int):
             yield BenchmarkGame(name, "adult", f, explain, bg, shapley.exact_shapley(f, explain, bg).values,
                                 "enumeration (lib.shapley.exact_shapley)")
         else:
-            raise ValueError(f"unknown game {name!r}; choose from {GAMES}")
+            raise ValueError(f"unknown game {name!r}; choose from {GAMES + UNSEEN_GAMES}")
 
 
 def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
@@ -298,3 +405,44 @@ def seconds_at_error(errors: Any, seconds: Any, target: float) -> tuple[float, i
         return float(s[0]), 0
     t = (np.log(target) - np.log(e[i - 1])) / (np.log(e[i]) - np.log(e[i - 1]))
     return float(np.exp(np.log(s[i - 1]) + t * (np.log(s[i]) - np.log(s[i - 1])))), i
+
+
+def ratio_to_best_peer(table: Any, default: str, peers: Any, *, spend: float = 1.1,
+                       roundoff: float = 1e-9) -> Any:
+    """Per (game, budget) of a stored benchmark table (``benchmarks/estimators.py``'s: one row per
+    game, estimator and budget), the ratio of the ``default`` estimator's median error to the best
+    peer's (among ``peers``, those that ran at that budget and spent at most ``spend`` times it).
+
+    An error at or below ``roundoff`` is 0 (exact). A cell is kept only where the budget is below the
+    exact enumeration's cost (``2^d`` times the background rows) and both the default and a peer ran;
+    the ratio is 1 where both errors are equal (both exact), infinite where the peer alone is exact.
+    Returns one row per cell, in the table's order: ``game``, ``budget`` (per feature), ``rows``
+    (model rows per explained row), ``winner`` (the estimator of smallest error, or ``"exact: k
+    estimators"``), ``winner error``, ``best peer``, ``best peer error``, ``default error`` and
+    ``default / best peer``."""
+    import pandas as pd
+
+    curves = table[~table["estimator"].str.startswith("coalitional ")].copy()
+    error = curves["error median"]
+    curves["error"] = error.where(error > roundoff, 0.0)
+    curves["exact cost"] = 2.0 ** curves["d"] * curves["background"]
+    curves["kept"] = curves["model rows (median)"] <= spend * curves["budget rows"]
+    rows = []
+    for (game, budget), sub in curves.groupby(["game", "budget"], sort=False):
+        below_exact = bool(sub["budget rows"].iloc[0] < sub["exact cost"].iloc[0])
+        kept = sub[sub["kept"]]
+        their = kept[kept["estimator"].isin(list(peers))]
+        mine = sub.loc[sub["estimator"] == default, "error"]
+        if not below_exact or their.empty or mine.empty:
+            continue
+        best = their.loc[their["error"].idxmin()]
+        mine, theirs = float(mine.iloc[0]), float(best["error"])
+        ratio = 1.0 if mine == theirs else (np.inf if theirs == 0 else mine / theirs)
+        winner = kept.loc[kept["error"].idxmin()]
+        exact_ones = kept.loc[kept["error"] == 0, "estimator"].tolist()
+        rows.append({"game": game, "budget": int(budget), "rows": int(sub["budget rows"].iloc[0]),
+                     "winner": f"exact: {len(exact_ones)} estimators" if exact_ones else winner["estimator"],
+                     "winner error": float(winner["error"]), "best peer": best["estimator"],
+                     "best peer error": theirs, "default error": mine, "default / best peer": ratio})
+    return pd.DataFrame(rows, columns=["game", "budget", "rows", "winner", "winner error", "best peer",
+                                       "best peer error", "default error", "default / best peer"])

@@ -115,3 +115,83 @@ def test_halved_standard_errors_of_a_sampled_game_miss_the_band():
 def test_within_band_reads_the_counts_bounds_included():
     table = {"covered": [93, 97, 92, 98, 0], "intervals": [100, 100, 100, 100, 0]}
     assert eg.within_band(table).tolist() == [True, True, False, False, False]
+
+
+def _first_order(f, x: np.ndarray, background: np.ndarray) -> np.ndarray:
+    """Each feature's value switched on alone, against the background: ``E_b f(b with x_j) - E_b f(b)``
+    (the Shapley values of an additive game, not of one with interactions)."""
+    base = f(background).mean()
+    out = []
+    for j in range(len(x)):
+        hybrid = background.copy()
+        hybrid[:, j] = x[j]
+        out.append(f(hybrid).mean() - base)
+    return np.array(out)
+
+
+def test_the_games_the_book_did_not_choose_stay_out_of_the_stored_runs_list():
+    # the stored run of GAMES (and the coverage and speed scripts, which read GAMES) must not change
+    assert eg.UNSEEN_GAMES and not set(eg.UNSEEN_GAMES) & set(eg.GAMES)
+
+
+def test_the_mlp_game_rebuilds_identically_and_is_not_additive():
+    game, again = (next(eg.benchmark_games(["mlp-twonorm"], 3, 20, 0)) for _ in range(2))
+    np.testing.assert_array_equal(game.exact, again.exact)
+    assert game.explain.shape == (3, 14) and game.background.shape == (20, 14)
+    gap = game.exact.sum(axis=1) - (game.f(game.explain) - game.f(game.background).mean())
+    assert np.abs(gap).max() < 1e-12
+    # interactions: its exact values are far from each feature's effect alone ...
+    share = max(np.abs(game.exact[r] - _first_order(game.f, game.explain[r], game.background)).max()
+                / np.abs(game.exact[r]).max() for r in range(3))
+    assert share > 0.1, share
+    # ... which the same measure does not find on an additive game (the detector's counter-example)
+    add = eg.additive_game(14, rows=3, background=20)
+    assert max(np.abs(add.exact[r] - _first_order(add.f, add.explain[r], add.background)).max()
+               for r in range(3)) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["xgb-iris", "xgb-diabetes"])
+def test_the_protocol_games_tree_paths_equal_enumeration_to_float32(name):
+    # the third-party protocol (XGBoost, the data's mean as the one background row): at d <= 14 its
+    # exact values by enumeration and by tree paths agree to FLOAT32_AGREEMENT (XGBoost's float32 sums)
+    pytest.importorskip("xgboost")
+    game = eg.protocol_game(name, rows=4)
+    X = game.explain
+    assert game.background.shape == (1, X.shape[1]) and (X != game.background).all()
+    scale = max(np.abs(game.exact).max(), 1.0)
+    tree = eg.tree_ground_truth(game.model, X, game.background)
+    assert np.abs(tree - game.exact).max() <= eg.FLOAT32_AGREEMENT * scale
+    # the detector fails on a planted error: the tree paths against a background a little off the mean
+    off = eg.tree_ground_truth(game.model, X, game.background + 0.2 * (X.max(axis=0) - X.min(axis=0)))
+    assert np.abs(off - game.exact).max() > eg.FLOAT32_AGREEMENT * scale
+    # the game is rebuilt identically (one thread, seeded), and the protocol games stay out of GAMES
+    np.testing.assert_array_equal(eg.protocol_game(name, rows=4).exact, game.exact)
+    assert set(eg.PROTOCOL_GAMES) <= set(eg.UNSEEN_GAMES)
+
+
+def _cell(game, d, m, estimator, budget, rows, error):
+    return {"game": game, "d": d, "background": m, "estimator": estimator, "budget": budget,
+            "budget rows": budget * d, "model rows (median)": rows, "error median": error}
+
+
+def test_ratio_to_best_peer_reads_the_best_peer_that_kept_to_the_budget():
+    import pandas as pd
+
+    table = pd.DataFrame([
+        _cell("a", 3, 1, "book default", 1, 3, 0.2), _cell("a", 3, 1, "shap X", 1, 3, 0.1),
+        _cell("a", 3, 1, "shapiq Y", 1, 10, 0.05),     # spent 10 rows of a budget of 3: not compared
+        _cell("a", 3, 1, "book other", 1, 3, 0.01),    # not a peer, but the winner
+        _cell("a", 3, 1, "book default", 3, 9, 0.1), _cell("a", 3, 1, "shap X", 3, 9, 0.0),  # 9 >= 2^3: exact cost
+        _cell("b", 2, 2, "book default", 1, 2, 1e-12), _cell("b", 2, 2, "shap X", 1, 2, 0.0),
+        _cell("b", 2, 2, "book default", 2, 4, 0.3), _cell("b", 2, 2, "shap X", 2, 4, 0.0),
+        _cell("b", 2, 2, "coalitional PCA", 2, 4, 0.0),
+    ])
+    got = eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"])
+    assert got[["game", "budget"]].values.tolist() == [["a", 1], ["b", 1], ["b", 2]]
+    a = got.iloc[0]
+    assert (a["best peer"], a["default / best peer"], a["winner"], a["rows"]) == ("shap X", 2.0, "book other", 3)
+    assert got.iloc[1]["default / best peer"] == 1.0 and got.iloc[1]["winner"] == "exact: 2 estimators"
+    assert got.iloc[2]["default / best peer"] == np.inf
+    # the detector: with the overspending peer allowed, the ratio would be 4, not 2
+    assert eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"], spend=10).iloc[0][
+        "default / best peer"] == 4.0
