@@ -167,8 +167,10 @@ def _protocol_data(name: str) -> tuple[np.ndarray, np.ndarray]:
     load them through shap's loaders, offline: iris and diabetes as scikit-learn ships them (the iris
     class as a number: the protocol fits a regressor); Adult from :func:`compendium.data.load` as shap's
     loader prepares it (``fnlwgt`` and ``education`` dropped, categories as integer codes, the target
-    ``>50K`` as 1), here on the book's copy of the data; shap's ``corrgroups60`` and
-    ``independentlinear60``, which shap generates locally from a fixed seed (no download)."""
+    ``>50K`` as 1), here on the book's copy of the data, which differs from shap's download: 48,842 rows
+    (shap's: the 32,561 of ``adult.data``) and a missing value coded ``-1`` (shap's: its own category);
+    shap's ``corrgroups60`` and ``independentlinear60``, which shap generates locally from a fixed seed
+    (no download)."""
     import warnings
 
     if name in ("iris", "diabetes"):
