@@ -70,7 +70,16 @@ Budgets
     feature; PolySHAP, OddSHAP and kADD-SHAP get at most
     :data:`COALITION_CAPS` coalitions there, the book's Algorithm 2 at most :data:`BUDGET_CAPS` rows per
     feature anywhere; ProxySPEX is not run (:data:`NOT_RUN`). The stored run's calls took 1.9 hours of
-    wall time in all on that machine, shared with other jobs.
+    wall time in all on that machine, shared with other jobs. The games past enumeration run once more
+    without those limits, into ``benchmark-estimators-past-exact.csv`` (issue 47: 3,000 rows per feature,
+    5 seeds): ``--games gbt-twonorm-30 gbt-twonorm-60 --budgets 1000 3000 --seeds 5 --past-seeds 5
+    --past-max-budget 3000 --uncapped --skip "book Algorithm 2" "book Algorithm 2 (prior 4)"``, every
+    estimator but the book's Algorithm 2 (its draws are
+    allocated in a Python loop, minutes per call there; never the best on these games in the stored
+    run) and ProxySPEX (:data:`NOT_RUN`); the command is :mod:`compendium.regenerate`'s. The stored run
+    predates the book's ``method="control"`` (:mod:`lib.sampling.control`): it is run with ``--skip "book
+    control"``, and ``book control`` alone, at the stored run's settings, into
+    ``benchmark-estimators-control.csv`` (``--estimators "book control"``).
 
 Error
     Per explained row ``||phi_hat - phi||_2 / ||phi||_2``, averaged over the explained rows; per (game,
@@ -150,12 +159,14 @@ def exact_cost(d: int, m: int) -> float:
     return float(2**d * m)
 
 
-def budgets_run(budgets: list[int], d: int, m: int, name: str, caps: dict[str, int] = COALITION_CAPS) -> list[int]:
+def budgets_run(budgets: list[int], d: int, m: int, name: str, caps: dict[str, int] | None = None) -> list[int]:
     """The budgets (per feature) an estimator runs at on a game: up to the first at or above the exact
     cost (above it the answer is :func:`lib.shapley.exact_shapley`, and one such budget shows the
     estimators that become exact there), for the capped approximators (:data:`COALITION_CAPS`) on
     a game past enumeration only those within their cap of coalitions, and for the book's Algorithm 2
-    those up to :data:`BUDGET_CAPS`. ``caps``: the coalition caps (:func:`_caps`)."""
+    those up to :data:`BUDGET_CAPS`. ``caps``: the coalition caps (:func:`_caps`; default
+    :data:`COALITION_CAPS`)."""
+    caps = COALITION_CAPS if caps is None else caps
     out = []
     for b in sorted(budgets):
         if d >= 30 and name in caps and b * d // m > caps[name]:
@@ -168,12 +179,12 @@ def budgets_run(budgets: list[int], d: int, m: int, name: str, caps: dict[str, i
     return out
 
 
-def _caps(game: str) -> dict[str, int]:
-    """The coalition caps of a game: :data:`COALITION_CAPS`, none for the third-party protocol's games
+def _caps(args, game: str) -> dict[str, int]:
+    """The coalition caps of a game: :data:`COALITION_CAPS`, none with ``--uncapped`` and none for the third-party protocol's games
     (:data:`compendium.experiments.estimator_games.PROTOCOL_GAMES`): their largest budget is ``64 d``
     coalitions (3,840 at ``d = 60``), where one call of PolySHAP took 15 s, OddSHAP 2 s and kADD-SHAP
     6 s on the stored run's machine, and the protocol's point is those budgets."""
-    return {} if game in eg.PROTOCOL_GAMES else COALITION_CAPS
+    return {} if args.uncapped or game in eg.PROTOCOL_GAMES else COALITION_CAPS
 
 
 # ----------------------------------------------------------------------------- games
@@ -278,16 +289,18 @@ def _shapiq_estimator(side: ShapiqSide, name: str) -> Callable:
 def _game_plan(args, d: int) -> tuple[list[int], int]:
     """The budgets (rows per feature) and seeds of a game with ``d`` features."""
     if d >= 30:
-        return ([b for b in args.budgets if b <= PAST_ENUMERATION_MAX_BUDGET],
-                min(args.seeds, PAST_ENUMERATION_SEEDS))
+        return ([b for b in args.budgets if b <= args.past_max_budget], min(args.seeds, args.past_seeds))
     return list(args.budgets), args.seeds
 
 
 def _settings(args, game: str) -> str:
     if game in ("gbt-twonorm-30", "gbt-twonorm-60", "additive-60"):
         budgets, seeds = _game_plan(args, int(game.rsplit("-", 1)[1]))
-        return json.dumps({"game": game, "budgets": budgets, "seeds": seeds, "rows": args.rows,
-                           "background": args.background, "seed": args.seed}, sort_keys=True)
+        plan = {"game": game, "budgets": budgets, "seeds": seeds, "rows": args.rows,
+                "background": args.background, "seed": args.seed}
+        if args.uncapped:
+            plan["uncapped"] = True
+        return json.dumps(plan, sort_keys=True)
     return json.dumps({"game": game, "budgets": list(args.budgets), "seeds": args.seeds, "rows": args.rows,
                        "background": args.background, "seed": args.seed}, sort_keys=True)
 
@@ -298,14 +311,14 @@ def _part(game: str, estimator: str, settings: str) -> Path:
 
 
 def _run_unit(game: eg.BenchmarkGame, name: str, est: Callable, budgets: list[int], n_seeds: int,
-              max_seconds: float) -> list[dict]:
+              max_seconds: float, caps: dict[str, int] | None = None) -> list[dict]:
     """Every budget, seed and explained row of one estimator on one game. Once a call takes more than
     ``max_seconds`` (wall time, which includes the side environment's), the larger budgets are not run:
     a record says so."""
     d = game.explain.shape[1]
     records = []
     slow = None
-    for b in budgets_run(budgets, d, len(game.background), name, _caps(game.name)):
+    for b in budgets_run(budgets, d, len(game.background), name, caps):
         budget = int(b) * d
         if slow is not None:
             records.append({"budget": int(b), "seed": -1, "row": -1, "rows counted": 0, "error": np.nan, "seconds": 0.0,
@@ -398,6 +411,11 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         if unknown:
             raise SystemExit(f"estimators.py: unknown estimators {unknown}; choose from {sorted(estimators)}")
         estimators = {k: estimators[k] for k in args.estimators}  # in the order given
+    if args.skip:
+        unknown = sorted(set(args.skip) - set(estimators))
+        if unknown:
+            raise SystemExit(f"estimators.py: unknown estimators to skip {unknown}; choose from {sorted(estimators)}")
+        estimators = {k: v for k, v in estimators.items() if k not in args.skip}
     PARTS.mkdir(parents=True, exist_ok=True)
     checks, games_info = [], []
     try:
@@ -433,7 +451,7 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
             for name in tqdm(todo, desc=f"{game.name} (d={d})", unit="estimator", file=sys.stderr):
                 t0 = time.perf_counter()
                 budgets, seeds = _game_plan(args, d)
-                recs = _run_unit(game, name, estimators[name], budgets, seeds, args.max_seconds)
+                recs = _run_unit(game, name, estimators[name], budgets, seeds, args.max_seconds, _caps(args, game.name))
                 pd.DataFrame(recs).assign(estimator=name, settings=settings).to_csv(_part(game.name, name, settings),
                                                                                      index=False)
                 tqdm.write(f"  {game.name} / {name}: {time.perf_counter() - t0:.0f} s", file=sys.stderr)
@@ -476,7 +494,7 @@ def _gather(args, info: pd.DataFrame) -> pd.DataFrame:
             else:  # parts of an earlier run may hold more budgets than the current rule runs
                 row = info.set_index("game").loc[game]
                 df = df[df["budget"].isin(budgets_run(_game_plan(args, int(row["d"]))[0], int(row["d"]), int(row["background"]),
-                                                      str(df["estimator"].iloc[0]), _caps(game)))]
+                                                      str(df["estimator"].iloc[0]), _caps(args, game)))]
             frames.append(df.assign(game=game))
     long = pd.concat(frames, ignore_index=True)
     long["failed"] = long.get("failed", "").fillna("") if "failed" in long else ""
@@ -540,12 +558,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--background", type=int, default=20, help="background rows")
     parser.add_argument("--seed", type=int, default=0, help="seed of the data and models")
     parser.add_argument("--estimators", nargs="+", help="only these (names as in the table)")
+    parser.add_argument("--skip", nargs="+", help="every estimator but these (names as in the table)")
     parser.add_argument("--force", action="store_true", help="rerun units whose parts exist")
     parser.add_argument("--gather-only", action="store_true", help="run nothing: the tables from the parts there are")
     parser.add_argument("--max-seconds", type=float, default=float("inf"),
                         help="an estimator whose call takes longer is not run at the game's larger budgets "
                              "(default: no limit; a limit makes the table depend on the machine's speed)")
-    parser.add_argument("--out", help="write the summary table as CSV here (and, beside it, -checks and -versions)")
+    parser.add_argument("--past-seeds", type=int, default=PAST_ENUMERATION_SEEDS,
+                        help="seeds on the games past enumeration (d >= 30; default %(default)s)")
+    parser.add_argument("--past-max-budget", type=int, default=PAST_ENUMERATION_MAX_BUDGET,
+                        help="the largest budget (rows per feature) on the games past enumeration (default %(default)s)")
+    parser.add_argument("--uncapped", action="store_true",
+                        help="no coalition caps (COALITION_CAPS) on the games past enumeration")
+    parser.add_argument("--out", help="write the summary table as CSV here (and, beside it, -versions, and -checks where shapiq ran)")
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
@@ -567,9 +592,12 @@ def main(argv: list[str] | None = None) -> int:
         for line in _changed_versions(versions, vpath):
             print("a peer's version changed since the stored run:", line)
         summary.to_csv(out, index=False, float_format="%.6g", lineterminator="\n")
-        checks.to_csv(f"{stem}-checks.csv", index=False, float_format="%.3g", lineterminator="\n")
+        written = [out]
+        if len(checks):  # no checks without shapiq's side environment (the book's estimators only)
+            checks.to_csv(f"{stem}-checks.csv", index=False, float_format="%.3g", lineterminator="\n")
+            written.append(f"{stem}-checks.csv")
         versions.to_csv(vpath, index=False, lineterminator="\n")
-        print("written:", out, f"{stem}-checks.csv", vpath)
+        print("written:", *written, vpath)
     return 0
 
 
