@@ -340,7 +340,7 @@ def benchmark_games(names, rows: int, background: int, seed: int):
 
 
 def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
-                      *, z: float = Z95) -> dict[str, float]:
+                      *, z: float = Z95, precision: float = 0.0) -> dict[str, float]:
     """How nominal intervals ``values ± z standard_errors`` over seeds cover the exact values.
 
     ``values`` and ``standard_errors`` are ``(seeds, n, d)`` or ``(seeds, n, d, k)`` (one sampled run per
@@ -352,17 +352,24 @@ def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np
     values) and ``se / spread``: over the positions (row, feature, output) whose every seed has an
     interval and whose values spread across seeds, the mean over seeds of the standard error divided by
     the values' standard deviation across seeds (``ddof=1``), averaged (1 when the standard errors are
-    right on average)."""
+    right on average).
+
+    ``precision``: how far, relative to the largest exact value, the exact values themselves may be off
+    (0 for enumeration; :data:`FLOAT32_AGREEMENT` for a model that sums in float32, whose tree paths and
+    enumeration agree only that far). An interval narrower than that, ``z se`` below ``precision`` times
+    the scale, cannot be judged against these exact values: it is counted apart (``below precision``), not
+    as an interval, and so is a value claiming to be exact there."""
     v = np.asarray(values, dtype=float)
     se = np.asarray(standard_errors, dtype=float)
     ex = np.broadcast_to(np.asarray(exact, dtype=float), v.shape)
     if se.shape != v.shape:
         raise ValueError(f"standard errors {se.shape} and values {v.shape} differ in shape")
     finite = np.isfinite(se)
-    interval = finite & (se > EXACT_SE)
-    claims_exact = finite & (se <= EXACT_SE)
-    covered = (np.abs(v - ex) <= z * se) & interval
     scale = max(float(np.abs(ex).max()), 1.0) if ex.size else 1.0
+    unjudged = finite & (z * se < precision * scale)
+    interval = finite & (se > EXACT_SE) & ~unjudged
+    claims_exact = finite & (se <= EXACT_SE) & ~unjudged
+    covered = (np.abs(v - ex) <= z * se) & interval
     off = claims_exact & (np.abs(v - ex) > EXACT_SE * scale)
     n = int(interval.sum())
     every = interval.all(axis=0)
@@ -371,7 +378,8 @@ def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np
     ratio = float(np.mean(se.mean(axis=0)[use] / spread[use])) if use.any() else float("nan")
     return {"intervals": n, "covered": int(covered.sum()), "coverage": covered.sum() / n if n else float("nan"),
             "exact values": int(claims_exact.sum()), "exact but off": int(off.sum()),
-            "nan share": float((~finite).mean()) if v.size else float("nan"), "se / spread": ratio}
+            "nan share": float((~finite).mean()) if v.size else float("nan"), "se / spread": ratio,
+            **({"below precision": int(unjudged.sum())} if precision else {})}
 
 
 def within_band(table: Any) -> Any:

@@ -195,3 +195,21 @@ def test_ratio_to_best_peer_reads_the_best_peer_that_kept_to_the_budget():
     # the detector: with the overspending peer allowed, the ratio would be 4, not 2
     assert eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"], spend=10).iloc[0][
         "default / best peer"] == 4.0
+
+
+def test_intervals_narrower_than_the_exact_values_precision_are_counted_apart() -> None:
+    """Exact values known only to 1e-6 relative (a float32 model's): intervals of 1e-8 miss them all and,
+    judged, would say the standard errors are wrong; with the precision declared they are counted apart,
+    and a wider interval is still judged (it covers, then misses when moved off)."""
+    from compendium.experiments import estimator_games as eg
+
+    exact = np.array([[[1.0, 0.5]]])
+    values = exact + 1e-6 + np.zeros((10, 1, 1, 2))
+    narrow = np.full(values.shape, 1e-8)
+    judged = eg.interval_coverage(values, narrow, exact)
+    assert judged["intervals"] == 20 and judged["covered"] == 0
+    apart = eg.interval_coverage(values, narrow, exact, precision=1e-5)
+    assert apart["intervals"] == 0 and apart["below precision"] == 20
+    wide = np.full(values.shape, 1e-4)
+    assert eg.interval_coverage(values, wide, exact, precision=1e-5)["covered"] == 20
+    assert eg.interval_coverage(values + 1.0, wide, exact, precision=1e-5)["covered"] == 0
