@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "distributions" / "shapley-book-compendium"
 #: import name -> distribution name, where they differ
 DISTRIBUTION = {"sklearn": "scikit-learn", "yaml": "pyyaml", "distributed": "dask", "bs4": "beautifulsoup4",
-                "PIL": "pillow", "IPython": "ipython"}
+                "PIL": "pillow", "IPython": "ipython", "xgboost": "xgboost-cpu"}
 
 
 def _names(items: list[str]) -> set[str]:
