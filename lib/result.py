@@ -45,7 +45,8 @@ class ShapleyResult:
         For sampled values: the standard error of each value (and output), from the sampler's own
         draws (same shape as ``values``; ``0`` where the value is exact, ``nan`` where the draws
         cannot measure a spread, e.g. a single pair of walks), else ``None``.  A nominal 95 %
-        interval is ``values ± 1.96 standard_errors``.
+        interval is :meth:`interval`'s: ``values ± t standard_errors``, ``t`` Student's 97.5 % quantile at
+        :attr:`degrees_of_freedom`.
     n_samples
         For sampled values: the number of samples spent on each ``(row, feature)``.
     method
@@ -61,6 +62,13 @@ class ShapleyResult:
         draws), so each is at most ``max_rows``.  Their sum exceeds :attr:`model_rows` by
         ``(n - 1) m``: the call evaluates the background once for all rows.  ``None`` without a
         tolerance, where every row is given the whole budget (:attr:`model_rows` says what it spent).
+    degrees_of_freedom
+        For sampled values: the degrees of freedom of each standard error (same shape as ``values``): the
+        draws less the strata they are pooled within, or Satterthwaite's effective ones where the strata
+        differ in spread (:func:`lib.sampling.walk.pooled_dof`); ``inf`` where the value is exact or where its
+        standard error is not a measured spread but the rule of three's bound for draws that all agreed
+        (:func:`lib.sampling.walk.agreement_floor`, whose ``± 1.96`` standard errors are that bound), ``nan``
+        where the standard error is.  ``None`` where unknown: :meth:`interval` then takes the normal 1.96.
     """
 
     values: np.ndarray
@@ -75,6 +83,36 @@ class ShapleyResult:
     method: str = "exact"
     model_rows: int | None = None
     rows_per_row: np.ndarray | None = None
+    degrees_of_freedom: np.ndarray | None = None
+
+    def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+        """The nominal ``level`` intervals of the sampled values: ``(low, high)``, each shaped as ``values``.
+
+        ``values ± t standard_errors``, ``t`` Student's ``(1 + level) / 2`` quantile at
+        :attr:`degrees_of_freedom` (the normal one where those are ``None`` or ``inf``): with few strata
+        carrying the spread, ``t`` is well above 1.96 (``t`` at 8 degrees of freedom is 2.31).  Zero width
+        for an exact value (standard error 0), ``nan`` where the standard error is.  Book:
+        :ref:`found-est-coverage` (notebooks/00-foundations/03-estimators.ipynb) measures how often these
+        intervals cover the exact values.  Refused for a result without standard errors (exact values, or an
+        estimator that gives none).
+        """
+        from scipy import stats
+
+        if self.standard_errors is None:
+            raise ValueError(f"this result (method={self.method!r}) has no standard errors: its values are "
+                             "exact or its estimator gives none, so there is no interval to give")
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0.0 < float(level) < 1.0:
+            raise ValueError(f"level must be a number strictly between 0 and 1, got {level!r}")
+        se = np.asarray(self.standard_errors, dtype=float)
+        q = (1.0 + float(level)) / 2.0
+        if self.degrees_of_freedom is None:
+            t = np.full(se.shape, stats.norm.ppf(q))
+        else:
+            dof = np.broadcast_to(np.asarray(self.degrees_of_freedom, dtype=float), se.shape)
+            t = np.where(np.isinf(dof), stats.norm.ppf(q), stats.t.ppf(q, np.where(dof > 0, dof, np.nan)))
+        half = np.where(se == 0.0, 0.0, t * se)
+        values = np.asarray(self.values, dtype=float)
+        return values - half, values + half
 
     def efficiency_gap(self) -> np.ndarray:
         """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.

@@ -54,7 +54,7 @@ import numpy as np
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
-from lib.sampling.walk import agreement_floor, pair_walks, walk_rows
+from lib.sampling.walk import agreement_floor, pair_walks, pooled_dof, walk_rows
 
 __all__ = ["AntitheticOptions", "antithetic", "antithetic_rows", "pairs_for_budget", "walk_rows"]
 
@@ -112,8 +112,8 @@ def _least_rows(game: Game, options: AntitheticOptions) -> int:
 
 def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarray, uses: np.ndarray,
                      covered: np.ndarray, variances: np.ndarray, q: int, exact: np.ndarray,
-                     differ: np.ndarray) -> np.ndarray:
-    """The standard error of each returned value, from the pairs' own spread.
+                     differ: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The standard error of each returned value, from the pairs' own spread, and its degrees of freedom.
 
     Where the estimate is post-stratified (the walks met every background row) and each pair has one
     background row (``q = 1``): the pooled within-stratum variance of the pair means times
@@ -124,9 +124,14 @@ def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarr
     instead of 0 (:func:`lib.sampling.walk.agreement_floor`; ``differ`` ``(n, m, d)``: where ``x`` and a
     background row differ, so that a feature equal in every background row keeps 0).  ``nan`` where a row has a single pair (no
     spread to measure), and 0 where its values are ``exact`` (every background row met, and every walk free).
+    The degrees of freedom: the pooled within-stratum variance's effective ones
+    (:func:`lib.sampling.walk.pooled_dof`), else the pairs less one; ``inf`` where exact or where the standard
+    error is the rule of three's bound (its ``± 1.96`` standard errors are that bound), ``nan`` where the
+    standard error is.
     """
     m = uses.shape[1]
     out = np.sqrt(variances)
+    dof = np.zeros(out.shape)
     moves = differ.any(axis=1)                                             # (n, d): differs from some b
     pair_means = walk_means.mean(axis=2)
     for i in range(len(out)):
@@ -136,13 +141,18 @@ def _standard_errors(walk_means: np.ndarray, bg_idx: np.ndarray, valid: np.ndarr
             dev = walk_means[i, valid[i], 0] - _stratified_mean(walk_means[i, valid[i], 0], b, uses[i])[b]
             pooled = (dev**2).sum(axis=0) / (len(b) - m)
             floor = agreement_floor(dev, len(b) - m, 1.0, moves[i])
-            out[i] = np.maximum(np.sqrt(pooled * (1.0 / uses[i]).sum() / m**2), floor)
+            measured = np.sqrt(pooled * (1.0 / uses[i]).sum() / m**2)
+            dof[i] = np.where(floor > measured, np.inf, pooled_dof(dev, b))     # inf: the rule of three's bound
+            out[i] = np.maximum(measured, floor)
         else:
             floor = agreement_floor(means - means.mean(axis=0), len(means) - 1, 1.0, moves[i])
+            dof[i] = np.where(floor > out[i], np.inf, len(means) - 1)
             out[i] = np.maximum(out[i], floor)
     out[valid.sum(axis=1) < 2] = np.nan
     out[exact] = 0.0
-    return out
+    dof[np.isnan(out)] = np.nan
+    dof[out == 0.0] = np.inf
+    return out, dof
 
 
 def _stratified_mean(pair_means: np.ndarray, strata: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -184,8 +194,9 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
         post-stratified one when the background rows' games differ) (zero with a single pair: no
         estimate); ``standard_errors``: those of the returned values (:func:`_standard_errors`: for
         the post-stratified estimate, from the spread within the background rows' walks; ``nan`` with a
-        single pair); ``n_samples``: ``2 * pairs * background_per_pair`` walks per feature; base values
-        exact (the mean of ``f`` over the whole background).
+        single pair); ``degrees_of_freedom``: theirs (:func:`lib.sampling.walk.pooled_dof`), which
+        :meth:`lib.result.ShapleyResult.interval` reads; ``n_samples``: ``2 * pairs * background_per_pair``
+        walks per feature; base values exact (the mean of ``f`` over the whole background).
     """
     X = game.X
     n, d, m = game.n, game.d, game.m
@@ -244,7 +255,7 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
     dev = np.where(w, pair_means - plain[:, None], 0.0)
     variances = np.where(cnt > 1, (dev**2).sum(axis=1) / np.maximum(cnt - 1, 1) / cnt, 0.0)
     exact = covered & ~walk_rows(differ_ib.sum(axis=2)).any(axis=1)        # every walk free: exact values
-    standard_errors = _standard_errors(walk_means, bg_idx, valid, uses, covered, variances, q, exact, differ_ib)
+    standard_errors, dof = _standard_errors(walk_means, bg_idx, valid, uses, covered, variances, q, exact, differ_ib)
     base = np.broadcast_to(f_bg.mean(axis=0), outputs.shape).copy()
     return ShapleyResult(
         values=values,
@@ -257,4 +268,5 @@ def antithetic(game: Game, budget: int, rng: np.random.Generator, options: Antit
         standard_errors=standard_errors,
         n_samples=np.repeat((2 * q * taken)[:, None], d, axis=1).astype(np.int64),
         method="antithetic-permutation",
+        degrees_of_freedom=dof,
     )

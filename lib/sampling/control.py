@@ -87,7 +87,7 @@ from lib.sampling.strata import (
     plan_strata,
     strata,
 )
-from lib.sampling.walk import walk_values
+from lib.sampling.walk import pooled_dof, walk_values
 
 __all__ = ["ControlOptions", "control", "fit_surrogate", "odd_parameters", "surrogate_coalitions",
            "surrogate_parameters", "surrogate_shapley"]
@@ -361,7 +361,8 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
         ``variances`` and ``standard_errors``: those of the walks' estimate of ``φ(v - g)`` (``φ(g)`` is
         fixed once the surrogate is fitted, from draws independent of the walks): the variance of the
         pairs' mean contributions over their number (``residual="mean"``), or the strata sampler's
-        (``"rows"``); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
+        (``"rows"``); ``degrees_of_freedom``: theirs (the pairs less one, or
+        :func:`lib.sampling.walk.pooled_dof`); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
         ``-rows``, or the strata sampler's where the estimator fell back.
     """
     n, d, m = game.n, game.d, game.m
@@ -385,15 +386,18 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
         values, variances = _mean_residual(game, rows_left, rng, beta, order, ends)
         shape = (n, d) + k_shape
         P = rows_left // (2 * (d - 1) * m)
+        se = np.sqrt(variances).reshape(shape)
         return ShapleyResult(values=values.reshape(shape), base_values=game.base_values, outputs=outputs,
                              data=game.X, feature_names=game.feature_names, output_names=game.output_names,
-                             variances=variances.reshape(shape), standard_errors=np.sqrt(variances).reshape(shape),
-                             n_samples=np.full((n, d), 2 * P, dtype=np.int64), method=f"control-order-{order}-mean")
+                             variances=variances.reshape(shape), standard_errors=se,
+                             n_samples=np.full((n, d), 2 * P, dtype=np.int64), method=f"control-order-{order}-mean",
+                             degrees_of_freedom=np.where(se == 0.0, np.inf, float(P - 1)))
 
     values = np.zeros((n, d, K))
     variances = np.zeros((n, d, K))
     n_samples = np.zeros((n, d), dtype=np.int64)
     unknown = np.zeros(n, dtype=bool)
+    dofs = np.full((n, d, K), np.inf)
     rows_for_strata = rows_left
     differing = game.differ.sum(axis=2)
     for i in range(n):
@@ -425,17 +429,23 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
             dof = len(donors) - len(walked)
             if dof > 0:
                 variances[i] = (dev**2).sum(axis=0) / dof * (1.0 / counts[walked]).sum() / m**2
+                dofs[i] = pooled_dof(dev, donors)
             elif len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) * (1.0 / counts[walked]).sum() / m**2
+                dofs[i] = len(donors) - 1
         else:
             walked_mean = contrib.mean(axis=0) if len(donors) else np.zeros((d, K))
             values[i] = phi_g + (per_b[enumerate_b].sum(axis=0) + len(walked) * walked_mean) / m
             if len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) / len(donors) * (len(walked) / m) ** 2
+                dofs[i] = len(donors) - 1
     standard_errors = np.sqrt(variances)
     standard_errors[unknown] = np.nan
+    dofs[np.isnan(standard_errors)] = np.nan
+    dofs[standard_errors == 0.0] = np.inf
     shape = (n, d) + k_shape
     return ShapleyResult(values=values.reshape(shape), base_values=game.base_values, outputs=outputs,
                          data=game.X, feature_names=game.feature_names, output_names=game.output_names,
                          variances=variances.reshape(shape), standard_errors=standard_errors.reshape(shape),
-                         n_samples=n_samples, method=f"control-order-{order}-rows")
+                         n_samples=n_samples, method=f"control-order-{order}-rows",
+                         degrees_of_freedom=dofs.reshape(shape))

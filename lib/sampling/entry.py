@@ -159,8 +159,9 @@ def sample_shapley(
     -------
     ShapleyResult
         With ``variances`` (the variance of each estimate), ``standard_errors`` (each value's, from
-        the method's own draws: nominal 95 % intervals ``values ± 1.96 standard_errors``; with
-        ``adjust=True``, those of the estimates before the adjustment), ``n_samples`` (``(n, d)``,
+        the method's own draws; with ``adjust=True``, those of the estimates before the adjustment),
+        ``degrees_of_freedom`` (theirs), whose nominal 95 % intervals ``result.interval()`` gives (``values
+        ± t standard_errors``, Student's ``t`` at those degrees of freedom), ``n_samples`` (``(n, d)``,
         samples per feature) and ``model_rows``, the model rows spent; with ``tol``, also
         ``rows_per_row`` (``(n,)``, each row's rows, at most ``max_rows``).  Base values are exact: the
         mean of ``f`` over the whole background.

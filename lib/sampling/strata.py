@@ -47,7 +47,7 @@ from lib.formula import shapley_from_game
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
-from lib.sampling.walk import agreement_floor, pair_walks
+from lib.sampling.walk import agreement_floor, pair_walks, pooled_dof
 
 __all__ = ["StrataOptions", "deal_pairs", "enumerate_stratum", "enumeration_rows", "plan_strata", "strata"]
 
@@ -163,7 +163,10 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         roots, raised, for a value whose draws all agreed, to the rule of three's bound
         (:func:`lib.sampling.walk.agreement_floor`; 0 where every stratum is enumerated; ``nan`` for a row whose walked strata got under two
         pairs: no spread to measure; on continuous data, where no stratum is enumerated, the antithetic
-        sampler's); ``n_samples``: walks per feature
+        sampler's); ``degrees_of_freedom``: theirs (:func:`lib.sampling.walk.pooled_dof`: the pooled
+        within-stratum variance's effective ones; ``inf`` for the rule of three's bound, whose ``± 1.96``
+        standard errors are that bound), which :meth:`lib.result.ShapleyResult.interval` reads;
+        ``n_samples``: walks per feature
         (twice the pairs) plus, for each enumerated stratum, one; base values exact.
     """
     n, d, m = game.n, game.d, game.m
@@ -173,6 +176,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     values = np.zeros((n, d) + k_shape)
     variances = np.zeros((n, d) + k_shape)
     floors = np.zeros((n, d) + k_shape)
+    dofs = np.full((n, d) + k_shape, np.inf)                                 # exact where nothing is walked
     n_samples = np.zeros((n, d), dtype=np.int64)
     unknown = np.zeros(n, dtype=bool)                                         # walked, with under two pairs
     rows_for_strata = int(budget) - 1 - m
@@ -216,10 +220,12 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
                 pooled = (dev**2).sum(axis=0) / dof
                 variances[i] = pooled * (1.0 / counts[walked]).sum() / m**2
                 floors[i] = agreement_floor(dev, dof, len(walked) / m, moves)
+                dofs[i] = pooled_dof(dev, donors)
             elif len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) * (1.0 / counts[walked]).sum() / m**2
                 floors[i] = agreement_floor(contrib - contrib.mean(axis=0), len(donors) - 1,
                                             len(walked) / m, moves)
+                dofs[i] = len(donors) - 1
         else:
             # some walked strata have no pair: their mean estimated by the mean over the pairs taken
             walked_mean = contrib.mean(axis=0) if len(donors) else np.zeros((d,) + k_shape)
@@ -227,10 +233,13 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
             if len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) / len(donors) * (len(walked) / m) ** 2
                 floors[i] = agreement_floor(contrib - walked_mean, len(donors) - 1, len(walked) / m, moves)
+                dofs[i] = len(donors) - 1
     # values whose draws all agreed: not a measured 0 but the rule of three's bound (walk.agreement_floor)
     standard_errors = np.maximum(np.sqrt(variances), floors)
     standard_errors[unknown] = np.nan
+    dofs[np.isnan(standard_errors)] = np.nan
+    dofs[(standard_errors == 0.0) | (floors > np.sqrt(variances))] = np.inf   # exact, or the rule of three's bound
     return ShapleyResult(values=values, base_values=game.base_values, outputs=outputs, data=game.X,
                          feature_names=game.feature_names, output_names=game.output_names,
                          variances=variances, standard_errors=standard_errors, n_samples=n_samples,
-                         method="strata")
+                         method="strata", degrees_of_freedom=dofs)

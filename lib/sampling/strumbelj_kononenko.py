@@ -304,4 +304,6 @@ def _strumbelj_kononenko(game: Game, options: SamplingOptions, rng: np.random.Ge
         standard_errors=np.where((cnt < 2).reshape((n, d) + (1,) * len(k_shape)), np.nan, np.sqrt(variances)),
         n_samples=cnt.astype(np.int64),
         method=f"sampling-{allocation}",
+        degrees_of_freedom=np.broadcast_to(np.where(cnt < 2, np.nan, cnt - 1.0).reshape((n, d) + (1,) * len(k_shape)),
+                                           variances.shape).copy(),
     )

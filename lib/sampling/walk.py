@@ -21,7 +21,7 @@ import numpy as np
 
 from lib.games import Game
 
-__all__ = ["AGREEMENT", "agreement_floor", "pair_walks", "walk_rows", "walk_values"]
+__all__ = ["AGREEMENT", "agreement_floor", "pair_walks", "pooled_dof", "walk_rows", "walk_values"]
 
 #: Draws of a value count as agreeing when they spread by at most this share of the largest deviation of
 #: any value of the row (rounding of the means, never a contribution: 1e-12 relative)
@@ -83,6 +83,41 @@ def agreement_floor(deviations: np.ndarray, draws: int, share: float = 1.0,
     if moves is not None:
         agreed &= np.asarray(moves, dtype=bool).reshape((-1,) + (1,) * (agreed.ndim - 1))
     return np.where(agreed, floor, 0.0)
+
+
+def pooled_dof(deviations: np.ndarray, strata: np.ndarray | None = None) -> np.ndarray:
+    """The effective degrees of freedom of a pooled within-stratum variance, per value (Satterthwaite).
+
+    Book: :ref:`found-est-coverage` (notebooks/00-foundations/03-estimators.ipynb).
+
+    ``deviations`` ``(P, d[, k])``: the draws of one explained row, each less its stratum's mean;
+    ``strata`` ``(P,)``: the stratum of each draw (default: one stratum, the plain mean).  The pooled variance
+    ``s² = Σ_b SS_b / Σ_b ν_b`` (``SS_b`` the squared deviations of stratum ``b``, ``ν_b = n_b - 1``) has
+    ``Σ_b ν_b`` degrees of freedom only when the strata share one variance.  When they do not (a background
+    row far from ``x`` moves the contributions much more than one close to it), ``s²`` rests on the few
+    strata that carry the spread, and its own variance, ``2 Σ_b ν_b σ_b⁴ / (Σ_b ν_b)²`` for normal draws, is
+    that of a chi-square with Satterthwaite's (1946) ``ν = (Σ_b ν_b σ_b²)² / Σ_b ν_b σ_b⁴`` degrees of
+    freedom, estimated with ``σ_b² = SS_b / ν_b``: ``ν = (Σ_b SS_b)² / Σ_b (SS_b² / ν_b)``, between the
+    smallest ``ν_b`` of a stratum that spreads and ``Σ_b ν_b`` (which it is for one stratum, ``P - 1``, and
+    where no value spreads).  The nominal 95 % interval of a value is then ``± t_{ν, 0.975}`` standard errors
+    (:meth:`lib.result.ShapleyResult.interval`), wider than ``± 1.96`` where few strata carry the spread: a
+    few pairs in each of many strata, the small budgets (the estimators page measures the coverage of both).
+    """
+    dev = np.asarray(deviations, dtype=float)
+    if dev.shape[0] == 0:
+        return np.zeros(dev.shape[1:])
+    labels = np.zeros(dev.shape[0], dtype=np.int64) if strata is None else np.asarray(strata).reshape(-1)
+    _, labels = np.unique(labels, return_inverse=True)
+    counts = np.bincount(labels)
+    ss = np.zeros((len(counts),) + dev.shape[1:])
+    np.add.at(ss, labels, dev**2)
+    nu = (counts - 1).astype(float)
+    nominal = float(nu.sum())
+    nu_b = nu.reshape((-1,) + (1,) * (dev.ndim - 1))
+    denominator = np.where(nu_b > 0, ss**2 / np.maximum(nu_b, 1.0), 0.0).sum(axis=0)
+    total = ss.sum(axis=0)
+    spread = denominator > 0
+    return np.where(spread, total**2 / np.where(spread, denominator, 1.0), nominal)
 
 
 def walk_values(game: Game, rows: np.ndarray, donors: np.ndarray, perm: np.ndarray,

@@ -3,9 +3,12 @@
 What is checked, for every registered estimator (``lib.sampling.estimators()``), against exact values
 (:func:`lib.shapley.exact_shapley`, ``2^8`` coalitions):
 
-* nominal 95 % intervals (value ± 1.96 standard errors) cover the exact value in a band fixed below, over
-  150 seeds, on a continuous game and on a discrete one (where the strata estimator enumerates some
-  background rows and walks the others); with the standard errors halved, the same check fails;
+* nominal 95 % intervals (the result's :meth:`~lib.result.ShapleyResult.interval`: value ± Student's ``t`` at
+  the standard errors' degrees of freedom) cover the exact value in a band fixed below, over 150 seeds, on a
+  continuous game and on a discrete one (where the strata estimator enumerates some background rows and
+  walks the others); with the intervals halved, the same check fails; at a budget of few pairs per
+  background row, ``t`` at Satterthwaite's degrees of freedom (:func:`lib.sampling.walk.pooled_dof`) covers
+  where ``± 1.96`` does not;
 * the standard error is 0 where the value is exact (an additive game; every stratum enumerated), and
   ``nan`` where the draws cannot measure a spread (a single pair of walks, a single draw); a value whose
   draws all agree but need not be exact (a feature that matters only in rare coalitions) gets the rule of
@@ -46,12 +49,15 @@ def _rows(kind: str):
 #: walks per background row (below the exact cost, 1 + 4 + 4 (2^8 - 2) = 1021) and 56 draws per feature
 #: for Štrumbelj & Kononenko's sampler; on the discrete one the strata estimator enumerates the cheap
 #: background rows of the first row and walks the others (the second row's are all enumerated: exact).
-#: Measured at these budgets: strata 0.936 and 0.930, antithetic 0.936 and 0.919 (since the rule of three's floor
-#: for values whose pairs all agree, :func:`lib.sampling.walk.agreement_floor`: 0.952 and 0.965, 0.952 and 0.949;
-#: the values of the linear and pairwise terms, exact in every pair, now count), uniform 0.935 and 0.913,
-#: variance 0.82 and 0.908 (continuous, discrete).  Below them the intervals cover less (the continuous game at 200 rows, 4 pairs
-#: per background row: 0.84 for the walks, 0.875 for 12 draws per feature; the discrete game at 200 rows:
-#: 0.88-0.89): a standard error from few draws is itself uncertain.
+#: Measured at these budgets with ``± 1.96`` standard errors: strata 0.936 and 0.930, antithetic 0.936 and 0.919
+#: (since the rule of three's floor for values whose pairs all agree, :func:`lib.sampling.walk.agreement_floor`:
+#: 0.952 and 0.965, 0.952 and 0.949; the values of the linear and pairwise terms, exact in every pair, now
+#: count), uniform 0.935 and 0.913, variance 0.82 and 0.908 (continuous, discrete); with the result's own
+#: intervals (``t`` at the degrees of freedom): strata 0.959 and 0.973, antithetic 0.959 and 0.958, uniform
+#: 0.940 and 0.925, variance 0.853 and 0.922.  Below these budgets ``± 1.96`` covers less (the continuous game
+#: at 200 rows, 4 pairs per background row: 0.866 for the walks, 0.894 for 12 draws per feature): a standard
+#: error from few draws is itself uncertain, which the ``t`` quantile accounts for (0.924 and 0.918 there:
+#: :data:`FEW_PAIRS`).
 BUDGETS = {"continuous": 900, "discrete": 400}
 
 #: The "variance" method (Štrumbelj & Kononenko's Algorithm 2) on the continuous game: coverage 0.65-0.84
@@ -69,18 +75,26 @@ def _cases(kinds):
     return [pytest.param(m, k, marks=miss) if (m, k) in UNDER_COVERING else (m, k) for m in ESTIMATORS for k in kinds]
 
 
-def _coverage(method: str, kind: str, scale: float = 1.0, seeds: int = 150) -> float:
+#: The budget of few pairs per background row (continuous game): 200 model rows, 4 pairs per background row
+FEW_PAIRS = 200
+
+
+def _coverage(method: str, kind: str, scale: float = 1.0, seeds: int = 150, budget: int | None = None,
+              normal: bool = False) -> float:
+    """Coverage of the results' own 95 % intervals (their half-widths times ``scale``), or, with ``normal``,
+    of ``± 1.96`` standard errors."""
     X, B = _rows(kind)
     exact = sh.exact_shapley(_model, X, B).values
     hits = []
     for s in range(seeds):
-        res = sampling.sample_shapley(_model, X, B, max_rows=BUDGETS[kind], rng=np.random.default_rng(s),
+        res = sampling.sample_shapley(_model, X, B, max_rows=budget or BUDGETS[kind], rng=np.random.default_rng(s),
                                       method=method)
         se = res.standard_errors
         # values exact to rounding (a feature that is a null player in every background row walked, or a
         # linear term, which every walk gets exactly) have standard errors at rounding level: not counted
         random = se > 1e-9
-        hits.append((np.abs(res.values - exact) <= 1.96 * scale * se)[random])
+        half = 1.96 * se if normal else res.interval(0.95)[1] - res.values
+        hits.append((np.abs(res.values - exact) <= scale * half)[random])
     return float(np.mean(np.concatenate(hits)))
 
 
@@ -104,6 +118,18 @@ def test_the_coverage_check_fails_with_halved_standard_errors():
     are nominal 68 % ones, and the coverage leaves the band."""
     coverage = _coverage(sampling.DEFAULT, "continuous", scale=0.5)
     assert not 0.90 <= coverage <= 0.99, coverage
+
+
+@pytest.mark.parametrize("method", ["antithetic", "uniform"])
+def test_student_t_covers_where_few_draws_make_1_96_too_narrow(method):
+    """At :data:`FEW_PAIRS` model rows (continuous game), ``± 1.96`` standard errors cover less than the band's
+    0.90: each standard error rests on few draws (the walks: 4 pairs in each of 4 background rows, pooled
+    within them, their spread carried by few of them).  The result's own interval, Student's ``t`` at the
+    degrees of freedom (Satterthwaite's for the walks, :func:`lib.sampling.walk.pooled_dof`; the draws less one
+    for Štrumbelj & Kononenko's sampler), is back in the band.  Both coverages are measured on the same runs."""
+    normal = _coverage(method, "continuous", budget=FEW_PAIRS, normal=True)
+    student = _coverage(method, "continuous", budget=FEW_PAIRS)
+    assert normal < 0.90 <= student <= 0.99, f"{method}: ± 1.96 covers {normal:.3f}, the t interval {student:.3f}"
 
 
 @pytest.mark.parametrize("method", ESTIMATORS)
@@ -261,3 +287,70 @@ def test_a_feature_equal_in_every_background_row_keeps_zero(method):
     res = sampling.sample_shapley(_rare_game, X, B, max_rows=1200, rng=np.random.default_rng(0), method=method)
     assert res.values[0, 11] == 0.0 and res.standard_errors[0, 11] == 0.0
     assert (res.standard_errors[0, :6] > 0).all()
+
+
+def test_pooled_dof_one_stratum_is_the_draws_less_one():
+    """One stratum: the plain sample variance, ``P - 1`` degrees of freedom, whatever the draws."""
+    from lib.sampling.walk import pooled_dof
+
+    dev = np.random.default_rng(0).normal(size=(12, 3))
+    assert pooled_dof(dev - dev.mean(axis=0)) == pytest.approx(np.full(3, 11.0), rel=1e-12)
+
+
+def test_pooled_dof_is_that_of_the_one_stratum_that_spreads():
+    """Strata of 5 draws each (``ν_b = 4``): where one stratum carries all the spread, the pooled variance
+    rests on its 4 degrees of freedom, not on the 12 of the three strata; where the three spread alike, on
+    about 12; never outside ``[min ν_b, Σ ν_b]``."""
+    from lib.sampling.walk import pooled_dof
+
+    rng = np.random.default_rng(1)
+    strata = np.repeat([0, 1, 2], 5)
+    dev = np.zeros((15, 2))
+    dev[:5, 0] = rng.normal(size=5)                       # feature 0: stratum 0 alone spreads
+    dev[:, 1] = rng.normal(size=15)                       # feature 1: all three
+    for b in range(3):
+        dev[strata == b] -= dev[strata == b].mean(axis=0)
+    nu = pooled_dof(dev, strata)
+    assert nu[0] == pytest.approx(4.0)
+    assert 4.0 <= nu[1] <= 12.0 and nu[1] > 8.0, nu[1]
+
+
+def test_interval_is_student_t_at_the_degrees_of_freedom():
+    """``interval()`` is ``values ± t_{ν, (1 + level)/2} standard_errors``: Student's quantile at each value's
+    degrees of freedom (the normal one at ``inf`` or without them), zero width where the standard error is 0,
+    ``nan`` where it is; refused without standard errors or with a level outside (0, 1)."""
+    from scipy import stats
+
+    from lib.result import ShapleyResult
+
+    values = np.array([[1.0, 2.0, 3.0, 4.0]])
+    se = np.array([[0.5, 0.5, 0.0, np.nan]])
+    dof = np.array([[4.0, np.inf, np.inf, np.nan]])
+    base = dict(values=values, base_values=np.zeros(1), outputs=np.full(1, 10.0), data=np.zeros((1, 4)),
+                standard_errors=se, method="test")
+    low, high = ShapleyResult(**base, degrees_of_freedom=dof).interval(0.95)
+    assert high[0, 0] - values[0, 0] == pytest.approx(stats.t.ppf(0.975, 4) * 0.5)
+    assert high[0, 1] - values[0, 1] == pytest.approx(stats.norm.ppf(0.975) * 0.5)
+    assert low[0, 2] == high[0, 2] == 3.0 and np.isnan(low[0, 3]) and np.isnan(high[0, 3])
+    low90, high90 = ShapleyResult(**base).interval(0.90)
+    assert high90[0, 0] - values[0, 0] == pytest.approx(stats.norm.ppf(0.95) * 0.5)
+    with pytest.raises(ValueError, match="no standard errors"):
+        ShapleyResult(values=values, base_values=np.zeros(1), outputs=np.full(1, 10.0), data=np.zeros((1, 4))).interval()
+    for level in (0.0, 1.0, 95, True, "0.95"):
+        with pytest.raises(ValueError, match="level"):
+            ShapleyResult(**base).interval(level)
+
+
+@pytest.mark.parametrize("method", ESTIMATORS)
+def test_every_estimator_gives_degrees_of_freedom(method):
+    """Every registered estimator's sampled result carries degrees of freedom of the values' shape, at least 1
+    where the standard error is a measured spread, ``inf`` where it is 0, ``nan`` where it is; with ``tol``
+    (rounds pooled: Welch-Satterthwaite) too."""
+    X, B = _rows("continuous")
+    for tol in (None, 0.05):
+        res = sampling.sample_shapley(_model, X, B, max_rows=900, rng=np.random.default_rng(0), method=method,
+                                      tol=tol)
+        se, dof = res.standard_errors, res.degrees_of_freedom
+        assert dof is not None and dof.shape == res.values.shape
+        measured = np.isfinite(se) & (se > 0)
+        assert (dof[measured] >= 1).all() and np.isinf(dof[se == 0]).all() and np.isnan(dof[np.isnan(se)]).all()
