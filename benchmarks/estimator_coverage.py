@@ -1,7 +1,9 @@
 """Benchmark: do the sampled values' 95 % intervals cover the exact values, on every estimator game?
 
-Issue 47, item 2. Every sampled result carries standard errors (:attr:`lib.result.ShapleyResult.standard_errors`);
-the nominal 95 % interval of a value is ``value ± 1.96`` standard errors. On each game of the estimators
+Issue 47, item 2. Every sampled result carries standard errors (:attr:`lib.result.ShapleyResult.standard_errors`)
+and their degrees of freedom; the nominal 95 % interval of a value is the result's own
+(:meth:`lib.result.ShapleyResult.interval`: ``value ± t`` standard errors, ``t`` Student's 97.5 % quantile at
+those degrees of freedom). On each game of the estimators
 benchmark (``benchmarks/estimators.py``: :data:`compendium.experiments.estimator_games.GAMES`, built by
 :func:`compendium.experiments.estimator_games.benchmark_games`, their exact values by the same routes:
 enumeration for ``d <= 14``, tree paths or the closed form past it), the book's default estimator
@@ -10,8 +12,11 @@ antithetic sampler (``book antithetic``) run at the budgets of :func:`budgets` (
 row, all below the game's exact cost ``2^d m``: ``100 d`` and ``1,000 d``, and for ``d <= 14`` also
 :data:`NEAR_TOP` of the exact cost), ``--seeds`` times each. Per (game, estimator, budget) the table
 holds (:func:`compendium.experiments.estimator_games.interval_coverage`): the coverage of the intervals
-over the values whose standard error is finite and above ``1e-9``, the number of those intervals, the
-values whose standard error says they are exact (counted apart, with those that are not), the share of
+over the values whose standard error is finite and above ``1e-9`` (and, beside it, that of ``± 1.96``
+standard errors, with the median ``t`` the intervals used), the number of those intervals, the
+values whose standard error says they are exact (counted apart, with those that are not), the values
+whose standard error is the rule of three's bound for draws that all agreed (``bounds``, counted apart
+with how many of them cover: a bound, not a nominal 95 % interval), the share of
 ``nan`` standard errors, the mean ratio of the standard error to the values' spread across seeds, and
 the route of the exact values. The page reads it against the band fixed before measuring,
 :data:`compendium.experiments.estimator_games.COVERAGE_BAND`.
@@ -19,7 +24,7 @@ the route of the exact values. The page reads it against the band fixed before m
 The games the book did not choose (:data:`compendium.experiments.estimator_games.UNSEEN_GAMES`: the MLP
 and the third-party protocol's XGBoost games, against the data's mean) run the same way into
 ``benchmark-estimators-coverage-unseen.csv``; the protocol's exact values are only as precise as
-XGBoost's float32 sums (:func:`precision`), so an interval narrower than that is counted apart
+XGBoost's float32 sums (:func:`compendium.experiments.estimator_games.exact_precision`), so an interval narrower than that is counted apart
 (``below precision``), not judged.
 
 To fit a short run, fewer explained rows than the estimators benchmark: ``--rows`` (default 1; svc-iris-ilr
@@ -69,19 +74,11 @@ def budgets(d: int, m: int) -> list[int]:
     return sorted(b for b in out if b < exact)
 
 
-def precision(game: eg.BenchmarkGame) -> float:
-    """How far, relative to the largest exact value, the game's exact values may be off: the third-party
-    protocol's XGBoost sums in float32 (its routes to the exact values agree to
-    :data:`~compendium.experiments.estimator_games.FLOAT32_AGREEMENT`), every other game's are exact to
-    rounding (0)."""
-    return eg.FLOAT32_AGREEMENT if game.name in eg.PROTOCOL_GAMES else 0.0
-
-
 def run_cell(game: eg.BenchmarkGame, method: str, budget: int, seeds: int) -> dict:
     """Every seed of one estimator at one budget on one game: its coverage (interval_coverage)."""
     from lib import sampling
 
-    values, ses = [], []
+    values, ses, quantiles, bounds = [], [], [], []
     for s in range(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -89,7 +86,17 @@ def run_cell(game: eg.BenchmarkGame, method: str, budget: int, seeds: int) -> di
                                           rng=np.random.default_rng(s), method=method)
         values.append(res.values)
         ses.append(res.standard_errors)
-    return eg.interval_coverage(np.stack(values), np.stack(ses), game.exact, precision=precision(game))
+        # inf degrees of freedom with a standard error above 0: the rule of three's bound, not a measured spread
+        bounds.append(np.isinf(res.degrees_of_freedom) & (res.standard_errors > 0))
+        _, high = res.interval(0.95)        # the result's own interval: its half-width over the standard error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            quantiles.append(np.where(res.standard_errors > 0, (high - res.values) / res.standard_errors, eg.Z95))
+    values, ses, quantiles, bounds = np.stack(values), np.stack(ses), np.stack(quantiles), np.stack(bounds)
+    cell = eg.interval_coverage(values, ses, game.exact, z=quantiles, precision=eg.exact_precision(game.name), bounds=bounds)
+    normal = eg.interval_coverage(values, ses, game.exact, z=eg.Z95, precision=eg.exact_precision(game.name), bounds=bounds)
+    judged = np.isfinite(ses) & (ses > eg.EXACT_SE) & ~bounds
+    return {**cell, "coverage at 1.96": normal["coverage"],
+            "t quantile (median)": float(np.median(quantiles[judged])) if judged.any() else float("nan")}
 
 
 def run(args) -> pd.DataFrame:
@@ -131,14 +138,21 @@ def readme_sentence(table: pd.DataFrame) -> str:
 
     def count(mask) -> str:
         k, n = int((inside & mask).sum()), int(mask.sum())
+        if n == 0:
+            return "no"
         return (f"all {n}" if n > 1 else "the one") if k == n else f"{k} of {n}"
 
     cells = "cells" if int(high.sum()) != 1 else "cell"
     below = (f"{count(~high)} below it (there {share[~high].min():.1f}-{share[~high].max():.1f} %)"
              if (~high).any() else "none below it")
-    return (f"Over {int(table['seeds'].max())} seeds, its nominal 95 % intervals (`standard_errors`) cover the exact "
-            f"values {100 * lo:.0f}-{100 * hi:.0f} % of the time in {count(high)} (game, budget) {cells} at "
-            f"{eg.RULE_PER_FEATURE:,} × d model rows per explained row or more, and in {below}.")
+    mine = table[table["estimator"] == "book default"]
+    n_bounds, n_held = int(mine["bounds"].sum()), int(mine["bounds covered"].sum())
+    held = "all of which cover" if n_held == n_bounds else f"{n_held:,} of which cover"
+    return (f"Over {int(table['seeds'].max())} seeds, its nominal 95 % intervals (`result.interval()`: Student's t "
+            f"at the standard errors' degrees of freedom) cover the exact values {100 * lo:.0f}-{100 * hi:.0f} % of "
+            f"the time in {count(high)} (game, budget) {cells} at {eg.RULE_PER_FEATURE:,} × d model rows per "
+            f"explained row or more, and in {below}; a value whose draws all agreed carries the rule of three's "
+            f"bound instead ({n_bounds:,} such values, {held}).")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -160,8 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         table = run(args)
     lo, hi = eg.COVERAGE_BAND
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_rows", 200):
-        print(table[["game", "estimator", "budget rows", "coverage", "intervals", "exact values", "exact but off",
-                     "nan share", "se / spread"]].to_string(index=False, float_format=lambda x: f"{x:.3g}"))
+        print(table[["game", "estimator", "budget rows", "coverage", "coverage at 1.96", "intervals", "bounds",
+                     "bounds covered", "exact values", "exact but off", "se / spread"]].to_string(index=False, float_format=lambda x: f"{x:.3g}"))
     has = table["intervals"] > 0
     print(f"\ncoverage within [{lo}, {hi}]: {int(eg.within_band(table).sum())} of {int(has.sum())} cells with "
           f"intervals; values claimed exact but off: {int(table['exact but off'].sum())}")

@@ -433,8 +433,8 @@ def run(args) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
                 # the tree-path values carry float32 thresholds' rounding: TREE_AGREEMENT for every check of them;
                 # XGBoost's predictions are float32 sums: FLOAT32_AGREEMENT (relative) for its tree-path checks
                 tree = c["check"].str.startswith("tree") | game.truth.startswith("tree")
-                tree_tol = (eg.FLOAT32_AGREEMENT * np.maximum(c["scale"], 1.0) if game.name in eg.PROTOCOL_GAMES
-                            else eg.TREE_AGREEMENT)
+                relative = eg.exact_precision(game.name)
+                tree_tol = relative * np.maximum(c["scale"], 1.0) if relative else eg.TREE_AGREEMENT
                 bad = c[c["max abs difference"] > EXACT_AGREEMENT * np.maximum(c["scale"], 1.0)
                         + np.where(tree, tree_tol, 0.0)]
                 if len(bad):

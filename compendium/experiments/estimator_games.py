@@ -27,9 +27,10 @@ estimators against exact values. With ``d = 14`` the exact values come from enum
 ``benchmarks/estimator_coverage.py`` alike (scripts never import each other); :func:`khiops_nb_log_odds` is chapter 1's
 Khiops selective naive Bayes as ``benchmarks/exact_engine.py`` and the estimators benchmark use it.
 
-:func:`interval_coverage` measures how often the nominal 95 % intervals of sampled values (value ±
-``1.96`` standard errors, :attr:`lib.result.ShapleyResult.standard_errors`) cover the exact values over
-seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
+:func:`interval_coverage` measures how often the nominal 95 % intervals of sampled values
+(:meth:`lib.result.ShapleyResult.interval`: value ± Student's ``t`` at the standard error's degrees of
+freedom times :attr:`lib.result.ShapleyResult.standard_errors`, and, for comparison, ± ``1.96``) cover the
+exact values over seeds (``benchmarks/estimator_coverage.py``; shown in ``03-estimators``' section "Error bars that hold", against
 :data:`COVERAGE_BAND`).
 
 :func:`ratio_to_best_peer` compares, per (game, budget), the default's error with the best peer's
@@ -51,8 +52,8 @@ import numpy as np
 import compendium.data
 
 __all__ = ["COVERAGE_BAND", "EXACT_SE", "FLOAT32_AGREEMENT", "GAMES", "PROTOCOL_GAMES", "RULE_PER_FEATURE",
-           "TREE_AGREEMENT", "UNSEEN_GAMES", "Z95", "BenchmarkGame", "additive_game",
-           "additive_ground_truth", "benchmark_games", "interval_coverage", "khiops_nb_log_odds", "protocol_game",
+           "TREE_AGREEMENT", "TREE_GAMES", "UNSEEN_GAMES", "Z95", "BenchmarkGame", "additive_game",
+           "additive_ground_truth", "benchmark_games", "exact_precision", "interval_coverage", "khiops_nb_log_odds", "protocol_game",
            "ratio_to_best_peer", "seconds_at_error", "tree_ground_truth", "twonorm_gbt", "twonorm_model", "within_band"]
 
 #: The estimators benchmark's games (``benchmarks/estimators.py``), in its order.
@@ -66,6 +67,10 @@ PROTOCOL_GAMES = ("xgb-iris", "xgb-diabetes", "xgb-adult", "xgb-corrgroups60", "
 #: non-tree game (a multilayer perceptron's probability on two-norm data, ``d = 14``, exact by
 #: enumeration), and :data:`PROTOCOL_GAMES`.
 UNSEEN_GAMES = ("mlp-twonorm",) + PROTOCOL_GAMES
+#: The games whose model is a tree ensemble (gradient boosting, XGBoost), where a peer's regression on
+#: coalitions can be exact from few of them (a tree of depth ``k`` has interactions of order at most ``k``);
+#: the others (a naive Bayes, an SVC, an MLP, an additive game) are the non-tree games the page counts apart.
+TREE_GAMES = ("gbt-twonorm", "hgb-adult-many", "gbt-twonorm-30", "gbt-twonorm-60") + PROTOCOL_GAMES
 
 #: The normal quantile of a nominal 95 % interval: value ± Z95 standard errors.
 Z95 = 1.96
@@ -339,12 +344,23 @@ def benchmark_games(names, rows: int, background: int, seed: int):
             raise ValueError(f"unknown game {name!r}; choose from {GAMES + UNSEEN_GAMES}")
 
 
+def exact_precision(name: str) -> float:
+    """How far, relative to the largest exact value (or 1), the exact values of the benchmark game ``name`` may be
+    off: :data:`FLOAT32_AGREEMENT` for the third-party protocol's XGBoost games (:data:`PROTOCOL_GAMES`, whose
+    predictions are float32 sums), 0 for every other game (exact to rounding). The one rule for
+    ``benchmarks/estimators.py``'s tree-path checks and ``benchmarks/estimator_coverage.py``'s intervals."""
+    return FLOAT32_AGREEMENT if name in PROTOCOL_GAMES else 0.0
+
+
 def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
-                      *, z: float = Z95, precision: float = 0.0) -> dict[str, float]:
+                      *, z: float | np.ndarray = Z95, precision: float = 0.0,
+                      bounds: np.ndarray | None = None) -> dict[str, float]:
     """How nominal intervals ``values ± z standard_errors`` over seeds cover the exact values.
 
     ``values`` and ``standard_errors`` are ``(seeds, n, d)`` or ``(seeds, n, d, k)`` (one sampled run per
-    seed), ``exact`` the exact values ``(n, d[, k])``. A value whose standard error is finite and above
+    seed), ``exact`` the exact values ``(n, d[, k])``; ``z`` a number or, for intervals from
+    :meth:`lib.result.ShapleyResult.interval` (Student's ``t`` at each value's degrees of freedom), one per
+    value, shaped as ``values``. A value whose standard error is finite and above
     :data:`EXACT_SE` is an interval; one at or below it claims to be exact and is counted apart (with the
     count of those that are not, beyond ``1e-9`` relative to the largest exact value); a ``nan`` standard
     error (too few draws to measure a spread) is neither. Returns ``intervals``, ``covered`` and
@@ -358,16 +374,24 @@ def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np
     (0 for enumeration; :data:`FLOAT32_AGREEMENT` for a model that sums in float32, whose tree paths and
     enumeration agree only that far). An interval narrower than that, ``z se`` below ``precision`` times
     the scale, cannot be judged against these exact values: it is counted apart (``below precision``), not
-    as an interval, and so is a value claiming to be exact there."""
+    as an interval, and so is a value claiming to be exact there.
+
+    ``bounds`` (shaped as ``values``): the values whose standard error is not a measured spread but the rule of
+    three's bound for draws that all agreed (:func:`lib.sampling.walk.agreement_floor`; their degrees of freedom
+    are ``inf``): a bound, not a nominal 95 % interval, so counted apart, ``bounds`` and ``bounds covered``
+    (a bound that holds covers every time), not among the intervals."""
     v = np.asarray(values, dtype=float)
     se = np.asarray(standard_errors, dtype=float)
+    z = np.broadcast_to(np.asarray(z, dtype=float), v.shape)
     ex = np.broadcast_to(np.asarray(exact, dtype=float), v.shape)
     if se.shape != v.shape:
         raise ValueError(f"standard errors {se.shape} and values {v.shape} differ in shape")
-    finite = np.isfinite(se)
+    finite = np.isfinite(se) & np.isfinite(z)
     scale = max(float(np.abs(ex).max()), 1.0) if ex.size else 1.0
     unjudged = finite & (z * se < precision * scale)
-    interval = finite & (se > EXACT_SE) & ~unjudged
+    bound = (np.broadcast_to(np.asarray(bounds, dtype=bool), v.shape) if bounds is not None
+             else np.zeros(v.shape, dtype=bool)) & finite & (se > EXACT_SE) & ~unjudged
+    interval = finite & (se > EXACT_SE) & ~unjudged & ~bound
     claims_exact = finite & (se <= EXACT_SE) & ~unjudged
     covered = (np.abs(v - ex) <= z * se) & interval
     off = claims_exact & (np.abs(v - ex) > EXACT_SE * scale)
@@ -379,7 +403,9 @@ def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np
     return {"intervals": n, "covered": int(covered.sum()), "coverage": covered.sum() / n if n else float("nan"),
             "exact values": int(claims_exact.sum()), "exact but off": int(off.sum()),
             "nan share": float((~finite).mean()) if v.size else float("nan"), "se / spread": ratio,
-            **({"below precision": int(unjudged.sum())} if precision else {})}
+            **({"below precision": int(unjudged.sum())} if precision else {}),
+            **({"bounds": int(bound.sum()), "bounds covered": int(((np.abs(v - ex) <= z * se) & bound).sum())}
+               if bounds is not None else {})}
 
 
 def within_band(table: Any) -> Any:

@@ -88,6 +88,21 @@ def test_interval_coverage_counts_exact_and_nan_values_apart():
     assert none["intervals"] == 0 and np.isnan(none["coverage"])
 
 
+def test_interval_coverage_counts_bounds_apart_and_reads_a_quantile_per_value():
+    """Values marked as rule-of-three bounds are counted apart (with how many cover), not as intervals; ``z`` may be
+    one quantile per value (Student's ``t`` at each value's degrees of freedom)."""
+    values, se, exact = _draws(seeds=10)
+    marked = np.zeros(values.shape, dtype=bool)
+    marked[:, 0, :] = True
+    values[:5, 0, 0] = exact[0, 0] + 10 * se[:5, 0, 0]      # five of the bounds miss
+    cov = eg.interval_coverage(values, se, exact, bounds=marked)
+    assert cov["intervals"] == values.size - marked.sum() and cov["bounds"] == marked.sum()
+    assert cov["bounds covered"] == int((np.abs(values - exact) <= eg.Z95 * se)[marked].sum())
+    assert cov["bounds covered"] <= marked.sum() - 5
+    wide = eg.interval_coverage(values, se, exact, z=np.full(values.shape, 1e6))
+    assert wide["coverage"] == 1.0 and "bounds" not in wide
+
+
 def test_halved_standard_errors_of_a_sampled_game_miss_the_band():
     """On a small game (d = 8, 4 background rows, exact by enumeration), the antithetic sampler's intervals at
     600 model rows (below the exact cost, 1,024) over 60 seeds, with their standard errors halved, cover far
@@ -132,6 +147,17 @@ def _first_order(f, x: np.ndarray, background: np.ndarray) -> np.ndarray:
 def test_the_games_the_book_did_not_choose_stay_out_of_the_stored_runs_list():
     # the stored run of GAMES (and the coverage and speed scripts, which read GAMES) must not change
     assert eg.UNSEEN_GAMES and not set(eg.UNSEEN_GAMES) & set(eg.GAMES)
+
+
+@pytest.mark.parametrize("name", ["gbt-twonorm", "svc-iris-ilr", "additive-60", "mlp-twonorm"])
+def test_tree_games_are_those_whose_model_is_a_tree_ensemble(name):
+    """TREE_GAMES (the page's tree / non-tree split) names games of the benchmark, and a game is in it exactly when
+    the function it explains is a tree ensemble's: read from the built game, not from its name."""
+    assert set(eg.TREE_GAMES) <= set(eg.GAMES) | set(eg.UNSEEN_GAMES)
+    game = next(eg.benchmark_games([name], 1, 20, 0))
+    owner = getattr(game.f, "__self__", None)
+    ensemble = type(owner).__module__.startswith(("sklearn.ensemble", "xgboost")) if owner is not None else False
+    assert ensemble == (name in eg.TREE_GAMES), (name, type(owner))
 
 
 def test_the_mlp_game_rebuilds_identically_and_is_not_additive():
@@ -195,6 +221,11 @@ def test_ratio_to_best_peer_reads_the_best_peer_that_kept_to_the_budget():
     # the detector: with the overspending peer allowed, the ratio would be 4, not 2
     assert eg.ratio_to_best_peer(table, "book default", ["shap X", "shapiq Y"], spend=10).iloc[0][
         "default / best peer"] == 4.0
+
+
+def test_exact_precision_is_float32_for_the_protocol_games_only() -> None:
+    assert all(eg.exact_precision(name) == eg.FLOAT32_AGREEMENT for name in eg.PROTOCOL_GAMES)
+    assert all(eg.exact_precision(name) == 0.0 for name in eg.GAMES + ("mlp-twonorm",))
 
 
 def test_intervals_narrower_than_the_exact_values_precision_are_counted_apart() -> None:
