@@ -237,8 +237,8 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     # values whose draws all agreed: not a measured 0 but the rule of three's bound (walk.agreement_floor)
     standard_errors = np.maximum(np.sqrt(variances), floors)
     standard_errors[unknown] = np.nan
-    dofs[np.isnan(standard_errors)] = np.nan
     dofs[(standard_errors == 0.0) | (floors > np.sqrt(variances))] = np.inf   # exact, or the rule of three's bound
+    dofs[np.isnan(standard_errors)] = np.nan                                  # last: no spread measured at all
     return ShapleyResult(values=values, base_values=game.base_values, outputs=outputs, data=game.X,
                          feature_names=game.feature_names, output_names=game.output_names,
                          variances=variances, standard_errors=standard_errors, n_samples=n_samples,
