@@ -33,7 +33,7 @@ from lib import simplex as sx
 from lib.games import MAX_EXACT_FEATURES, Game, describe_row
 from lib.models import as_model, model_and_output_names, output_index, renamed_keywords
 from lib.result import ShapleyResult
-from lib.validation import check_budget, check_seed
+from lib.validation import check_budget, check_seed, replicate_seeds
 from lib.entry_points import entry_point
 
 __all__ = [
@@ -665,6 +665,13 @@ def _shap_result(game: Game, values: Any, base: Any, method: str) -> ShapleyResu
     )
 
 
+def _replicated(game: Game, run: Any, seed: int, replicates: int) -> ShapleyResult:
+    """``run(seed)`` once per seed of :func:`lib.validation.replicate_seeds`: the one run, or, from two on,
+    their mean with its standard errors (:meth:`lib.result.ShapleyResult.from_replicates`)."""
+    runs = [run(s) for s in replicate_seeds(seed, replicates)]
+    return runs[0] if len(runs) == 1 else ShapleyResult.from_replicates(runs, model_rows=game.model_rows)
+
+
 def _coded(game: Game) -> tuple[np.ndarray, np.ndarray, Model]:
     """What shap's explainers are given: ``X`` and the background as codes of their values, and the
     model on the rows the game builds from codes (every value and dtype kept; counted)."""
@@ -686,6 +693,7 @@ def shap_sampling_compositions(
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
+    replicates: int = 1,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.SamplingExplainer`` on ``ilr ∘ f``.
 
@@ -704,23 +712,28 @@ def shap_sampling_compositions(
     ``seed`` (an int, or a ``numpy.random.Generator``, which gives one:
     :func:`lib.validation.check_seed`) for the call and restored afterwards.  Cost, in model rows: ``m``
     (the mean over the background, once) ``+ n (2 n_samples + 1)`` ``+ n`` (``f(x)`` once more for
-    :attr:`ShapleyCompositions.prediction`), the result's ``model_rows``.
+    :attr:`ShapleyCompositions.prediction`), the result's ``model_rows``.  shap gives no standard errors:
+    ``replicates=R`` (``R >= 2``) runs it ``R`` times with independent seeds and keeps the mean, with its
+    standard errors (:func:`_replicated`), at ``R`` times the sampling rows.
     """
     def estimate(game: Game) -> ShapleyResult:
         count = check_budget(n_samples, "n_samples", 2 * game.d, "two samples per feature: with fewer, shap leaves "
                              "some features without one and their values NaN")
-        state_seed = check_seed(seed)
         Xc, Bc, model = _coded(game)
         shap = _import_shap()
-        state = np.random.get_state()
-        np.random.seed(state_seed)
-        try:
-            explainer = shap.SamplingExplainer(model, Bc)
-            values = explainer.shap_values(Xc, nsamples=count, silent=True)
-            base = np.asarray(explainer.expected_value, dtype=float)
-        finally:
-            np.random.set_state(state)
-        return _shap_result(game, values, base, "shap-sampling")
+
+        def run(state_seed: int) -> ShapleyResult:
+            state = np.random.get_state()
+            np.random.seed(state_seed)
+            try:
+                explainer = shap.SamplingExplainer(model, Bc)
+                values = explainer.shap_values(Xc, nsamples=count, silent=True)
+                base = np.asarray(explainer.expected_value, dtype=float)
+            finally:
+                np.random.set_state(state)
+            return _shap_result(game, values, base, "shap-sampling")
+
+        return _replicated(game, run, check_seed(seed), replicates)
 
     res, V, class_names = _compositions(f, X, background, basis, output_names, None, estimate,
                                         feature_names=feature_names, allow_nan=allow_nan)
@@ -741,6 +754,7 @@ def shap_permutation_compositions(
     feature_names: Sequence[str] | None = None,
     output_names: Sequence[str] | None = None,
     allow_nan: bool = False,
+    replicates: int = 1,
 ) -> ShapleyCompositions:
     """Shapley compositions estimated by ``shap.PermutationExplainer`` on ``ilr ∘ f``.
 
@@ -753,22 +767,25 @@ def shap_permutation_compositions(
     at least ``2 d + 1``.  shap's global generator is seeded with ``seed`` (an int or a
     ``numpy.random.Generator``) and restored.  One more evaluation of ``f(x)`` (``n`` rows)
     fills :attr:`ShapleyCompositions.prediction`; ``model_rows`` counts them all.  ``X`` and
-    ``background`` as in :func:`shap_sampling_compositions` (the checked game's).
+    ``background`` as in :func:`shap_sampling_compositions` (the checked game's), and ``replicates`` too.
     """
     def estimate(game: Game) -> ShapleyResult:
         evals = check_budget(max_evals, "max_evals", 2 * game.d + 1,
                              "one forward-and-backward permutation, 2 d + 1")
-        state_seed = check_seed(seed)
         Xc, Bc, model = _coded(game)
         shap = _import_shap()
-        state = np.random.get_state()
-        try:
-            masker = shap.maskers.Independent(Bc, max_samples=len(Bc))
-            explainer = shap.PermutationExplainer(model, masker, seed=state_seed)
-            ex = explainer(Xc, max_evals=evals, silent=True)
-        finally:
-            np.random.set_state(state)
-        return _shap_result(game, ex.values, ex.base_values, "shap-permutation")
+
+        def run(state_seed: int) -> ShapleyResult:
+            state = np.random.get_state()
+            try:
+                masker = shap.maskers.Independent(Bc, max_samples=len(Bc))
+                explainer = shap.PermutationExplainer(model, masker, seed=state_seed)
+                ex = explainer(Xc, max_evals=evals, silent=True)
+            finally:
+                np.random.set_state(state)
+            return _shap_result(game, ex.values, ex.base_values, "shap-permutation")
+
+        return _replicated(game, run, check_seed(seed), replicates)
 
     res, V, class_names = _compositions(f, X, background, basis, output_names, None, estimate,
                                         feature_names=feature_names, allow_nan=allow_nan)

@@ -54,7 +54,7 @@ from .naive_bayes import NaiveBayesTables, class_log_ratios, log_odds_terms
 from .ranks import tie_grid
 from .result import ShapleyResult
 from .games import as_game
-from .validation import check_budget, check_seed
+from .validation import check_budget, check_seed, replicate_seeds
 from .entry_points import entry_point
 
 __all__ = [
@@ -278,6 +278,7 @@ def kernel_shap(
     progress: bool = False,
     output: Any = None,
     allow_nan: bool = False,
+    replicates: int = 1,
 ) -> ShapleyResult:
     """KernelSHAP estimates (Lundberg & Lee, 2017) of the Shapley values of ``f``, as
     Lemaire et al. use them in §5.3 (Table 3), with shap's pitfalls handled:
@@ -303,7 +304,12 @@ def kernel_shap(
       checked game's (:class:`lib.games.Game`, as every explainer of ``lib``: DataFrames or
       arrays, columns matched by name, one dtype per column holding both, NaN and ±inf refused
       unless ``allow_nan``; ``output=`` picks a class); shap is given codes of the values, equal
-      where the values are, and the model the rows the game builds from them.
+      where the values are, and the model the rows the game builds from them;
+    * standard errors: shap's KernelExplainer gives none.  ``replicates=R`` (``R >= 2``) runs it ``R``
+      times with independent seeds (:func:`lib.validation.replicate_seeds`; the first is ``seed``, so
+      ``replicates=1``, the default, is the plain call) and returns the runs' mean with its standard
+      error and ``R - 1`` degrees of freedom (:meth:`lib.result.ShapleyResult.from_replicates`:
+      ``result.interval()`` is Student's t interval), at ``R`` times the model rows.
 
     Returns
     -------
@@ -320,18 +326,24 @@ def kernel_shap(
         nsamples = check_budget(nsamples, "nsamples", 2)
     if link not in ("identity", "logit"):
         raise ValueError(f"link must be 'identity' or 'logit', got {link!r}")
+    seeds = replicate_seeds(state_seed, replicates)
     Xc, Bc = game.encoded()
-    with _quiet_shap_logger(), _seeded_global_numpy(state_seed):
-        explainer = shap.KernelExplainer(lambda Z: game.call(game.decode(Z)), Bc, link=link)
-        if explainer.data.data.shape[0] != Bc.shape[0]:  # pragma: no cover - shap's behaviour
-            raise RuntimeError("shap did not keep the whole background")
-        values = np.asarray(explainer.shap_values(Xc, nsamples=nsamples, l1_reg=l1_reg, silent=not progress))
-    outputs = game.outputs
-    base = np.broadcast_to(np.asarray(explainer.expected_value, dtype=float), outputs.shape).copy()
-    return ShapleyResult(values=values.reshape((game.n, game.d) + outputs.shape[1:]), base_values=base,
-                         outputs=outputs, data=game.X, feature_names=game.feature_names,
-                         output_names=game.output_names, method=f"kernelshap-nsamples-{nsamples}",
-                         model_rows=game.model_rows)
+    runs = []
+    for run_seed in seeds:
+        with _quiet_shap_logger(), _seeded_global_numpy(run_seed):
+            explainer = shap.KernelExplainer(lambda Z: game.call(game.decode(Z)), Bc, link=link)
+            if explainer.data.data.shape[0] != Bc.shape[0]:  # pragma: no cover - shap's behaviour
+                raise RuntimeError("shap did not keep the whole background")
+            values = np.asarray(explainer.shap_values(Xc, nsamples=nsamples, l1_reg=l1_reg, silent=not progress))
+        outputs = game.outputs
+        base = np.broadcast_to(np.asarray(explainer.expected_value, dtype=float), outputs.shape).copy()
+        runs.append(ShapleyResult(values=values.reshape((game.n, game.d) + outputs.shape[1:]), base_values=base,
+                                  outputs=outputs, data=game.X, feature_names=game.feature_names,
+                                  output_names=game.output_names, method=f"kernelshap-nsamples-{nsamples}",
+                                  model_rows=game.model_rows))
+    if len(runs) == 1:
+        return runs[0]
+    return ShapleyResult.from_replicates(runs, model_rows=game.model_rows)
 
 
 # ---------------------------------------------------------------------------

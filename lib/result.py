@@ -114,6 +114,53 @@ class ShapleyResult:
         values = np.asarray(self.values, dtype=float)
         return values - half, values + half
 
+    @classmethod
+    def from_replicates(cls, runs: list[ShapleyResult], *, method: str | None = None,
+                        model_rows: int | None = None) -> ShapleyResult:
+        """One result from ``R`` independent runs of an estimator that gives no standard errors of its own
+        (shap's explainers; :func:`lib.validation.replicate_seeds` gives their seeds): the values are the
+        runs' mean, each with the standard error of that mean, ``s / sqrt(R)`` (``s`` the runs' sample
+        standard deviation) on ``R - 1`` degrees of freedom, so :meth:`interval` is Student's t interval of
+        the mean of ``R`` independent draws.  Runs that agree up to rounding (``1e-12`` of the row's largest
+        value or output) agree.  Where every value of a row agreed in every run (shap's exact enumeration),
+        the standard errors are 0; a value on which the runs agreed while others spread carries the rule of
+        three's bound instead (:func:`lib.sampling.walk.agreement_floor`, ``inf`` degrees of freedom): a
+        sampler with few distinct draws (one permutation of four features) repeats a value that is not exact.  The interval is about the estimator's mean: a bias of the estimator
+        (KernelSHAP's regression at small budgets) is not in it.  Base values and outputs are the first
+        run's (every run computes them exactly); the mean of efficient runs is efficient.  ``model_rows``:
+        every run's rows (default: their sum).  At least two runs, of one shape."""
+        runs = list(runs)
+        if len(runs) < 2:
+            raise ValueError(f"{len(runs)} run(s): standard errors need at least two independent runs "
+                             "(replicates >= 2)")
+        # imported here: lib.sampling imports this module
+        from lib.sampling.walk import agreement_floor
+
+        stack = np.stack([np.asarray(r.values, dtype=float) for r in runs])   # (R, n, d[, k])
+        count, n = stack.shape[:2]
+        first = runs[0]
+        # deviations of a float's last digits (1e-12 of the row's largest value or output) are rounding, not a
+        # spread: an interval 1e-16 wide would miss an exact value by its rounding
+        size = np.concatenate([np.abs(stack).max(axis=0).reshape(n, -1),
+                               np.abs(np.asarray(first.outputs, dtype=float)).reshape(n, -1),
+                               np.abs(np.asarray(first.base_values, dtype=float)).reshape(n, -1)], axis=1)
+        scale = size.max(axis=1).reshape((1, n) + (1,) * (stack.ndim - 2))
+        dev = stack - stack.mean(axis=0)
+        dev = np.where(np.abs(dev) <= 1e-12 * scale, 0.0, dev)
+        measured = np.sqrt((dev**2).sum(axis=0) / (count - 1) / count)
+        # a value on which every run agreed while others spread need not be exact (a permutation sampler's
+        # few distinct draws): the rule of three's bound, as for the samplers' draws
+        floors = np.stack([agreement_floor(dev[:, i], count - 1) for i in range(n)])
+        se = np.maximum(measured, floors)
+        dof = np.where((se == 0.0) | (floors > measured), np.inf, float(count - 1))
+        rows = [r.model_rows for r in runs]
+        return cls(values=stack.mean(axis=0), base_values=first.base_values, outputs=first.outputs,
+                   data=first.data, feature_names=first.feature_names, output_names=first.output_names,
+                   variances=se**2, standard_errors=se, method=method or f"{first.method}-replicates-{count}",
+                   model_rows=model_rows if model_rows is not None else
+                   (None if any(r is None for r in rows) else int(sum(rows))),
+                   degrees_of_freedom=dof)
+
     def efficiency_gap(self) -> np.ndarray:
         """``f(x) - base - sum_i phi_i`` per row (and output); zero for exact values.
 

@@ -52,6 +52,7 @@ __all__ = [
     "is_number",
     "match_columns",
     "model_columns",
+    "replicate_seeds",
 ]
 
 ArrayOrFrame = np.ndarray | pd.DataFrame
@@ -462,6 +463,15 @@ def check_seed(seed: Any, name: str = "seed") -> int:
             raise ValueError(f"{name}={int(seed)}: a seed is an integer in [0, 2**32) (or a numpy.random.Generator)")
         return int(seed)
     raise TypeError(f"{name} must be an int seed or a numpy.random.Generator, e.g. {name}=0; got {type(seed).__name__}")
+
+
+def replicate_seeds(seed: int, replicates: Any) -> list[int]:
+    """The seeds of ``replicates`` independent runs of a tool seeded with an int (shap's explainers): the
+    first is ``seed`` itself, so one replicate is the plain call; the others are drawn from
+    ``numpy.random.SeedSequence(seed)``, each in ``[0, 2**32)``.  ``replicates`` is an integer at least 1,
+    else ``ValueError`` naming the remedy (:meth:`lib.result.ShapleyResult.from_replicates` pools the runs)."""
+    count = check_budget(replicates, "replicates", 1, "one run; two or more give standard errors")
+    return [int(seed)] + [int(s) for s in np.random.SeedSequence(int(seed)).generate_state(count - 1)]
 
 
 def check_rows(
