@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 #: page -> (package, heading level of its modules, the package's modules it shows, in order; a name
 #: ending in ``/`` is a package shown with each of its own modules after it)
 PAGES: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    "book/api.md": ("lib", "###", ("models", "shapley", "formula", "games", "entry_points", "result", "sampling/")),
+    "book/api.md": ("lib", "###", ("models", "shapley", "formula", "games", "result", "sampling/")),
     "book/api-methods.md": ("lib", "##", ("compositions", "naive_bayes_compositions", "naive_bayes",
                                           "naive_bayes_sklearn", "sdp", "sdp_estimation", "typical_value",
                                           "coalitional", "grouping")),
     "book/api-machinery.md": ("lib", "##", ("simplex", "bayesnet", "pyagrum_bridge", "khiops_nb",
-                                            "kernel_comparison", "ranks", "validation", "counting",
+                                            "kernel_comparison", "ranks", "validation", "entry_points", "counting",
                                             "permutation_sampling")),
     "book/api-infrastructure.md": ("compendium", "##", ("data", "stable", "page", "plotting", "report", "verdicts",
                                                         "rescience", "registry", "reasons", "claims", "regenerate",
