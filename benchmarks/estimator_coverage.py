@@ -13,7 +13,9 @@ row, all below the game's exact cost ``2^d m``: ``100 d`` and ``1,000 d``, and f
 :data:`NEAR_TOP` of the exact cost), ``--seeds`` times each. Per (game, estimator, budget) the table
 holds (:func:`compendium.experiments.estimator_games.interval_coverage`): the coverage of the intervals
 over the values whose standard error is finite and above ``1e-9`` (and, beside it, that of ``± 1.96``
-standard errors, with the median ``t`` the intervals used), the number of those intervals, the
+standard errors, with the median ``t`` the intervals used: their upper half-width over the standard
+error), the number of those intervals and of those that are the bootstrap-t's (``bootstrap-t``:
+:func:`lib.sampling.walk.bootstrap_t`, where the result keeps its quantiles), the
 values whose standard error says they are exact (counted apart, with those that are not), the values
 whose standard error is the rule of three's bound for draws that all agreed (``bounds``, counted apart
 with how many of them cover: a bound, not a nominal 95 % interval), the share of
@@ -53,6 +55,10 @@ from timing import quiet_libraries  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 
 from compendium.experiments import estimator_games as eg  # noqa: E402
+from lib.sampling.walk import BOOTSTRAP_LEVELS, BOOTSTRAP_MIN_DRAWS  # noqa: E402
+
+#: The 95 % level's place among the bootstrap-t's kept levels
+BOOT_95 = BOOTSTRAP_LEVELS.index(0.95)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The estimators measured: the table's name -> the registry's (lib.sampling).
@@ -78,7 +84,7 @@ def run_cell(game: eg.BenchmarkGame, method: str, budget: int, seeds: int) -> di
     """Every seed of one estimator at one budget on one game: its coverage (interval_coverage)."""
     from lib import sampling
 
-    values, ses, quantiles, bounds = [], [], [], []
+    values, ses, quantiles, bounds, resampled, lows, highs = [], [], [], [], [], [], []
     for s in range(seeds):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -88,15 +94,27 @@ def run_cell(game: eg.BenchmarkGame, method: str, budget: int, seeds: int) -> di
         ses.append(res.standard_errors)
         # inf degrees of freedom with a standard error above 0: the rule of three's bound, not a measured spread
         bounds.append(np.isinf(res.degrees_of_freedom) & (res.standard_errors > 0))
-        _, high = res.interval(0.95)        # the result's own interval: its half-width over the standard error
+        low, high = res.interval(0.95)      # the result's own interval (Student's t, or the bootstrap-t)
         with np.errstate(divide="ignore", invalid="ignore"):
             quantiles.append(np.where(res.standard_errors > 0, (high - res.values) / res.standard_errors, eg.Z95))
+        # the bootstrap-t's intervals, read from the result: where it kept quantiles at 0.95
+        kept = (np.isfinite(res.bootstrap_quantiles[..., BOOT_95, :]).all(axis=-1)
+                if res.bootstrap_quantiles is not None else np.zeros(res.values.shape, dtype=bool))
+        resampled.append(kept)
+        lows.append(low)
+        highs.append(high)
     values, ses, quantiles, bounds = np.stack(values), np.stack(ses), np.stack(quantiles), np.stack(bounds)
-    cell = eg.interval_coverage(values, ses, game.exact, z=quantiles, precision=eg.exact_precision(game.name), bounds=bounds)
+    resampled, lows, highs = np.stack(resampled), np.stack(lows), np.stack(highs)
+    # the interval as the result gives it: below the value by (value - low) / se, above by (high - value) / se
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z_low = np.where(ses > 0, (values - lows) / ses, eg.Z95)
+    cell = eg.interval_coverage(values, ses, game.exact, z=quantiles, z_low=z_low,
+                                precision=eg.exact_precision(game.name), bounds=bounds)
     normal = eg.interval_coverage(values, ses, game.exact, z=eg.Z95, precision=eg.exact_precision(game.name), bounds=bounds)
     judged = np.isfinite(ses) & (ses > eg.EXACT_SE) & ~bounds
     return {**cell, "coverage at 1.96": normal["coverage"],
-            "t quantile (median)": float(np.median(quantiles[judged])) if judged.any() else float("nan")}
+            "t quantile (median)": float(np.median(quantiles[judged])) if judged.any() else float("nan"),
+            "bootstrap-t": int((resampled & judged).sum())}
 
 
 def run(args) -> pd.DataFrame:
@@ -149,7 +167,8 @@ def readme_sentence(table: pd.DataFrame) -> str:
     n_bounds, n_held = int(mine["bounds"].sum()), int(mine["bounds covered"].sum())
     held = "all of which cover" if n_held == n_bounds else f"{n_held:,} of which cover"
     return (f"Over {int(table['seeds'].max())} seeds, its nominal 95 % intervals (`result.interval()`: Student's t "
-            f"at the standard errors' degrees of freedom) cover the exact values {100 * lo:.0f}-{100 * hi:.0f} % of "
+            f"at the standard errors' degrees of freedom, or the bootstrap-t where every walked stratum has "
+            f"{BOOTSTRAP_MIN_DRAWS} pairs) cover the exact values {100 * lo:.0f}-{100 * hi:.0f} % of "
             f"the time in {count(high)} (game, budget) {cells} at {eg.RULE_PER_FEATURE:,} × d model rows per "
             f"explained row or more, and in {below}; a value whose draws all agreed carries the rule of three's "
             f"bound instead ({n_bounds:,} such values, {held}).")

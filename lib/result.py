@@ -69,6 +69,13 @@ class ShapleyResult:
         standard error is not a measured spread but the rule of three's bound for draws that all agreed
         (:func:`lib.sampling.walk.agreement_floor`, whose ``± 1.96`` standard errors are that bound), ``nan``
         where the standard error is.  ``None`` where unknown: :meth:`interval` then takes the normal 1.96.
+    bootstrap_quantiles
+        For sampled values whose draws are resampled (:func:`lib.sampling.walk.bootstrap_t`): the quantiles of
+        the studentized estimate, ``(value* - value) / standard_error*``, over resamples of the draws within
+        their strata, ``values.shape + (L, 2)`` (the lower and upper
+        ``(1 -+ level) / 2`` quantiles per level of :data:`lib.sampling.walk.BOOTSTRAP_LEVELS`, ``L`` of them); ``nan`` where a value has none
+        (its interval is then Student's t).  :meth:`interval` reads them: the bootstrap-t interval.  ``None``
+        where the estimator resamples nothing.
     """
 
     values: np.ndarray
@@ -84,19 +91,26 @@ class ShapleyResult:
     model_rows: int | None = None
     rows_per_row: np.ndarray | None = None
     degrees_of_freedom: np.ndarray | None = None
+    bootstrap_quantiles: np.ndarray | None = None
 
     def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
         """The nominal ``level`` intervals of the sampled values: ``(low, high)``, each shaped as ``values``.
 
         ``values ± t standard_errors``, ``t`` Student's ``(1 + level) / 2`` quantile at
         :attr:`degrees_of_freedom` (the normal one where those are ``None`` or ``inf``): with few strata
-        carrying the spread, ``t`` is well above 1.96 (``t`` at 8 degrees of freedom is 2.31).  Zero width
+        carrying the spread, ``t`` is well above 1.96 (``t`` at 8 degrees of freedom is 2.31).  Where the
+        result keeps :attr:`bootstrap_quantiles` for ``level`` (one of :data:`lib.sampling.walk.BOOTSTRAP_LEVELS`), the
+        bootstrap-t interval instead, ``[value - q_high se, value - q_low se]``: not symmetric where the draws
+        are skewed, for then a value and its standard error move together.  Zero width
         for an exact value (standard error 0), ``nan`` where the standard error is.  Book:
         :ref:`found-est-coverage` (notebooks/00-foundations/03-estimators.ipynb) measures how often these
         intervals cover the exact values.  Refused for a result without standard errors (exact values, or an
         estimator that gives none).
         """
         from scipy import stats
+
+        # imported here: lib.sampling imports this module
+        from lib.sampling.walk import BOOTSTRAP_LEVELS
 
         if self.standard_errors is None:
             raise ValueError(f"this result (method={self.method!r}) has no standard errors: its values are "
@@ -112,7 +126,14 @@ class ShapleyResult:
             t = np.where(np.isinf(dof), stats.norm.ppf(q), stats.t.ppf(q, np.where(dof > 0, dof, np.nan)))
         half = np.where(se == 0.0, 0.0, t * se)
         values = np.asarray(self.values, dtype=float)
-        return values - half, values + half
+        low, high = values - half, values + half
+        matches = [k for k, kept in enumerate(BOOTSTRAP_LEVELS) if abs(kept - float(level)) < 1e-12]
+        if self.bootstrap_quantiles is not None and matches:
+            q = np.asarray(self.bootstrap_quantiles, dtype=float)[..., matches[0], :]
+            kept = np.isfinite(q).all(axis=-1) & (se > 0.0)
+            low = np.where(kept, values - q[..., 1] * se, low)
+            high = np.where(kept, values - q[..., 0] * se, high)
+        return low, high
 
     @classmethod
     def from_replicates(cls, runs: list[ShapleyResult], *, method: str | None = None,

@@ -354,7 +354,7 @@ def exact_precision(name: str) -> float:
 
 def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np.ndarray,
                       *, z: float | np.ndarray = Z95, precision: float = 0.0,
-                      bounds: np.ndarray | None = None) -> dict[str, float]:
+                      bounds: np.ndarray | None = None, z_low: float | np.ndarray | None = None) -> dict[str, float]:
     """How nominal intervals ``values ± z standard_errors`` over seeds cover the exact values.
 
     ``values`` and ``standard_errors`` are ``(seeds, n, d)`` or ``(seeds, n, d, k)`` (one sampled run per
@@ -379,21 +379,26 @@ def interval_coverage(values: np.ndarray, standard_errors: np.ndarray, exact: np
     ``bounds`` (shaped as ``values``): the values whose standard error is not a measured spread but the rule of
     three's bound for draws that all agreed (:func:`lib.sampling.walk.agreement_floor`; their degrees of freedom
     are ``inf``): a bound, not a nominal 95 % interval, so counted apart, ``bounds`` and ``bounds covered``
-    (a bound that holds covers every time), not among the intervals."""
+    (a bound that holds covers every time), not among the intervals.
+
+    ``z_low`` (a number or shaped as ``values``; default ``z``): for an interval not symmetric about its value
+    (the bootstrap-t's, :func:`lib.sampling.walk.bootstrap_t`), how far below the value it reaches, in standard
+    errors: the interval is ``[value - z_low se, value + z se]``."""
     v = np.asarray(values, dtype=float)
     se = np.asarray(standard_errors, dtype=float)
     z = np.broadcast_to(np.asarray(z, dtype=float), v.shape)
+    zl = z if z_low is None else np.broadcast_to(np.asarray(z_low, dtype=float), v.shape)
     ex = np.broadcast_to(np.asarray(exact, dtype=float), v.shape)
     if se.shape != v.shape:
         raise ValueError(f"standard errors {se.shape} and values {v.shape} differ in shape")
-    finite = np.isfinite(se) & np.isfinite(z)
+    finite = np.isfinite(se) & np.isfinite(z) & np.isfinite(zl)
     scale = max(float(np.abs(ex).max()), 1.0) if ex.size else 1.0
-    unjudged = finite & (z * se < precision * scale)
+    unjudged = finite & (np.minimum(z, zl) * se < precision * scale)
     bound = (np.broadcast_to(np.asarray(bounds, dtype=bool), v.shape) if bounds is not None
              else np.zeros(v.shape, dtype=bool)) & finite & (se > EXACT_SE) & ~unjudged
     interval = finite & (se > EXACT_SE) & ~unjudged & ~bound
     claims_exact = finite & (se <= EXACT_SE) & ~unjudged
-    covered = (np.abs(v - ex) <= z * se) & interval
+    covered = (ex - v <= z * se) & (v - ex <= zl * se) & interval
     off = claims_exact & (np.abs(v - ex) > EXACT_SE * scale)
     n = int(interval.sum())
     every = interval.all(axis=0)

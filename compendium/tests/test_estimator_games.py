@@ -244,3 +244,15 @@ def test_intervals_narrower_than_the_exact_values_precision_are_counted_apart() 
     wide = np.full(values.shape, 1e-4)
     assert eg.interval_coverage(values, wide, exact, precision=1e-5)["covered"] == 20
     assert eg.interval_coverage(values + 1.0, wide, exact, precision=1e-5)["covered"] == 0
+
+
+def test_interval_coverage_reads_an_interval_not_symmetric_about_its_value():
+    """``z_low``: the interval ``[value - z_low se, value + z se]`` (the bootstrap-t's). On draws all below the exact
+    value by 1.5 standard errors, an interval reaching 2 standard errors above covers every one, and
+    reaching only 1 above covers none, whatever reach below."""
+    values, se, exact = _draws(seeds=10)
+    values = exact - 1.5 * se
+    up = eg.interval_coverage(values, se, exact, z=2.0, z_low=0.1)
+    short = eg.interval_coverage(values, se, exact, z=1.0, z_low=5.0)
+    assert up["coverage"] == 1.0 and short["coverage"] == 0.0
+    assert eg.interval_coverage(values, se, exact, z=2.0)["coverage"] == 1.0   # z_low defaults to z

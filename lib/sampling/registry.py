@@ -209,8 +209,10 @@ def sequential(game: Game, est: Estimator, budget: int, rng: np.random.Generator
             missed.append((i, float(np.nanmax(se)) if np.isfinite(se).any() else math.nan, planned))
         first = rounds[0][1]
         n_samples = np.sum([r.n_samples for _, r in rounds], axis=0) if first.n_samples is not None else None
+        # a single round keeps its resampled intervals; pooled rounds take Student's t at the pooled dof
         parts.append(replace(first, values=values, variances=variances, standard_errors=se, n_samples=n_samples,
-                             method=_names(r.method for _, r in rounds), degrees_of_freedom=dof))
+                             method=_names(r.method for _, r in rounds), degrees_of_freedom=dof,
+                             bootstrap_quantiles=first.bootstrap_quantiles if len(rounds) == 1 else None))
     if missed:
         warnings.warn(_missed_message(missed, len(spent), tol, budget, overhead), UserWarning, stacklevel=4)
     return ShapleyResult(
@@ -226,7 +228,18 @@ def sequential(game: Game, est: Estimator, budget: int, rng: np.random.Generator
         rows_per_row=spent,
         degrees_of_freedom=np.concatenate([p.degrees_of_freedom for p in parts])
         if all(p.degrees_of_freedom is not None for p in parts) else None,
+        bootstrap_quantiles=_quantiles(parts),
     )
+
+
+def _quantiles(parts: list[ShapleyResult]) -> np.ndarray | None:
+    """The rows' bootstrap-t quantiles in one array, ``nan`` for a row without (``None`` where none has)."""
+    kept = [p.bootstrap_quantiles for p in parts if p.bootstrap_quantiles is not None]
+    if not kept:
+        return None
+    shape = kept[0].shape[1:]
+    return np.concatenate([p.bootstrap_quantiles if p.bootstrap_quantiles is not None
+                           else np.full((len(p.values),) + shape, np.nan) for p in parts])
 
 
 def _pooled(rounds: list[tuple[int, ShapleyResult]]

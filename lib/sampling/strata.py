@@ -47,7 +47,13 @@ from lib.formula import shapley_from_game
 from lib.games import Game
 from lib.result import ShapleyResult
 from lib.sampling.base import Options, register
-from lib.sampling.walk import agreement_floor, pair_walks, pooled_dof
+from lib.sampling.walk import (
+    BOOTSTRAP_LEVELS,
+    agreement_floor,
+    bootstrap_t,
+    pair_walks,
+    pooled_dof,
+)
 
 __all__ = ["StrataOptions", "deal_pairs", "enumerate_stratum", "enumeration_rows", "plan_strata", "strata"]
 
@@ -166,6 +172,11 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
         sampler's); ``degrees_of_freedom``: theirs (:func:`lib.sampling.walk.pooled_dof`: the pooled
         within-stratum variance's effective ones; ``inf`` for the rule of three's bound, whose ``± 1.96``
         standard errors are that bound), which :meth:`lib.result.ShapleyResult.interval` reads;
+        ``bootstrap_quantiles``: where every walked stratum of a row has at least
+        :data:`lib.sampling.walk.BOOTSTRAP_MIN_DRAWS` pairs, the bootstrap-t's
+        (:func:`lib.sampling.walk.bootstrap_t`, resampling the pairs within their strata), so that
+        ``interval()`` is the bootstrap-t interval there, which holds where the pairs are skewed and the
+        symmetric ``± t`` interval misses from one side (``None`` where no row has them);
         ``n_samples``: walks per feature
         (twice the pairs) plus, for each enumerated stratum, one; base values exact.
     """
@@ -177,6 +188,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     variances = np.zeros((n, d) + k_shape)
     floors = np.zeros((n, d) + k_shape)
     dofs = np.full((n, d) + k_shape, np.inf)                                 # exact where nothing is walked
+    boots = np.full((n, d) + k_shape + (len(BOOTSTRAP_LEVELS), 2), np.nan)   # bootstrap-t quantiles, where taken
     n_samples = np.zeros((n, d), dtype=np.int64)
     unknown = np.zeros(n, dtype=bool)                                         # walked, with under two pairs
     rows_for_strata = int(budget) - 1 - m
@@ -221,6 +233,7 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
                 variances[i] = pooled * (1.0 / counts[walked]).sum() / m**2
                 floors[i] = agreement_floor(dev, dof, len(walked) / m, moves)
                 dofs[i] = pooled_dof(dev, donors)
+                boots[i] = bootstrap_t(contrib, donors)                  # nan below 5 pairs in a stratum
             elif len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) * (1.0 / counts[walked]).sum() / m**2
                 floors[i] = agreement_floor(contrib - contrib.mean(axis=0), len(donors) - 1,
@@ -239,7 +252,9 @@ def strata(game: Game, budget: int, rng: np.random.Generator, options: StrataOpt
     standard_errors[unknown] = np.nan
     dofs[(standard_errors == 0.0) | (floors > np.sqrt(variances))] = np.inf   # exact, or the rule of three's bound
     dofs[np.isnan(standard_errors)] = np.nan                                  # last: no spread measured at all
+    boots[~np.isfinite(dofs)] = np.nan                  # exact, a bound or unknown: no resampled interval
     return ShapleyResult(values=values, base_values=game.base_values, outputs=outputs, data=game.X,
                          feature_names=game.feature_names, output_names=game.output_names,
                          variances=variances, standard_errors=standard_errors, n_samples=n_samples,
-                         method="strata", degrees_of_freedom=dofs)
+                         method="strata", degrees_of_freedom=dofs,
+                         bootstrap_quantiles=boots if np.isfinite(boots).any() else None)
