@@ -178,14 +178,14 @@ def bootstrap_t(draws: np.ndarray, strata: np.ndarray, *, resamples: int = BOOTS
         T = np.where(scale > 0.0, shift / scale, np.nan)
     finite = np.isfinite(T)
     enough = finite.mean(axis=0) >= 0.9
-    for k, level in enumerate(levels):
-        tails = [(1.0 - level) / 2.0, (1.0 + level) / 2.0]
-        q = np.nanquantile(np.where(finite, T, np.nan)[:, enough], tails, axis=0) if enough.any() else None
-        for side in range(2):
-            column = np.full(flat.shape[1], np.nan)
-            if q is not None:
-                column[enough] = q[side]
-            out[..., k, side] = column.reshape(x.shape[1:])
+    tails = np.array([[(1.0 - level) / 2.0, (1.0 + level) / 2.0] for level in levels]).reshape(-1)
+    q = np.full((len(tails), flat.shape[1]), np.nan)
+    whole = enough & finite.all(axis=0)                   # the usual case: one vectorised quantile
+    if whole.any():
+        q[:, whole] = np.quantile(T[:, whole], tails, axis=0)
+    for j in np.flatnonzero(enough & ~whole):             # a few resamples without spread: theirs left out
+        q[:, j] = np.quantile(T[finite[:, j], j], tails)
+    out[...] = np.moveaxis(q.reshape(len(levels), 2, flat.shape[1]), -1, 0).reshape(out.shape)
     return out
 
 
