@@ -87,7 +87,7 @@ from lib.sampling.strata import (
     plan_strata,
     strata,
 )
-from lib.sampling.walk import pooled_dof, walk_values
+from lib.sampling.walk import agreement_floor, pooled_dof, walk_values
 
 __all__ = ["ControlOptions", "control", "fit_surrogate", "odd_parameters", "surrogate_coalitions",
            "surrogate_parameters", "surrogate_shapley"]
@@ -273,21 +273,28 @@ def _walk_increments(perm: np.ndarray, tensors: list[np.ndarray]) -> np.ndarray:
 
 
 def _residual_pairs(game: Game, i: int, donors: np.ndarray, perm: np.ndarray,
-                    tensors: list[np.ndarray]) -> np.ndarray:
-    """The mean of the two walks' marginal contributions to the residual game ``u_b - g`` of each pair:
-    ``(N, d, K)`` (the model rows those of :func:`lib.sampling.walk.walk_values`; ``g`` costs none)."""
+                    tensors: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The mean of the two walks' marginal contributions to the residual game ``u_b - g`` of each pair, and
+    to ``u_b`` itself: ``(N, d, K)`` each (the model rows those of :func:`lib.sampling.walk.walk_values`;
+    ``g`` costs none)."""
     N, d = perm.shape
     vals = walk_values(game, np.full(N, i), donors, perm)                  # (N, 2, d + 1[, k])
-    gain = np.diff(vals, axis=2).reshape(N, 2, d, -1) - _walk_increments(perm, tensors)
+    raw = np.diff(vals, axis=2).reshape(N, 2, d, -1)
     rank = np.argsort(np.stack([perm, perm[:, ::-1]], axis=1), axis=-1)    # (N, 2, d): step of feature
-    return np.take_along_axis(gain, rank[..., None], axis=2).mean(axis=1)
+
+    def by_feature(g: np.ndarray) -> np.ndarray:
+        return np.take_along_axis(g, rank[..., None], axis=2).mean(axis=1)
+
+    return by_feature(raw - _walk_increments(perm, tensors)), by_feature(raw)
 
 
 def _mean_residual(game: Game, rows: int, rng: np.random.Generator, beta: np.ndarray, order: int,
-                   ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``φ(g) + φ̂(v - g)`` ``(n, d, K)`` and the variance of ``φ̂(v - g)``: ``P`` antithetic pairs of walks
-    of the mean game (``2 (d - 1) m`` rows a pair, as many as ``rows`` pays for, the same orderings for
-    every explained row), their residual contributions averaged; ``ends`` ``(n, 2, K)``: ``v(∅)``, ``v(N)``."""
+                   ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``φ(g) + φ̂(v - g)`` ``(n, d, K)``, the variance of ``φ̂(v - g)`` and the rule of three's floor of the
+    values whose residual draws all agree (:func:`lib.sampling.walk.agreement_floor`, at the scale of the
+    game's own contributions along the walks): ``P`` antithetic pairs of walks of the mean game
+    (``2 (d - 1) m`` rows a pair, as many as ``rows`` pays for, the same orderings for every explained row),
+    their residual contributions averaged; ``ends`` ``(n, 2, K)``: ``v(∅)``, ``v(N)``."""
     n, d, m = game.n, game.d, game.m
     K = ends.shape[-1]
     P = rows // (2 * (d - 1) * m)
@@ -300,12 +307,17 @@ def _mean_residual(game: Game, rows: int, rng: np.random.Generator, beta: np.nda
     gain = np.diff(np.concatenate([start, inner, stop], axis=3), axis=3)   # (n, P, 2, d, K) by step
     values = np.empty((n, d, K))
     variances = np.empty((n, d, K))
+    floors = np.zeros((n, d, K))
     for i in range(n):
         resid = gain[i] - _walk_increments(perm, _tensors(beta[:, i], d, order))
         contrib = np.take_along_axis(resid, rank[..., None], axis=2).mean(axis=1)   # (P, d, K)
+        raw = np.take_along_axis(gain[i], rank[..., None], axis=2).mean(axis=1)     # the game's own
         values[i] = surrogate_shapley(beta[:, i], d, order) + contrib.mean(axis=0)
         variances[i] = contrib.var(axis=0, ddof=1) / P
-    return values, variances
+        if P > 1:
+            floors[i] = agreement_floor(contrib - contrib.mean(axis=0), P - 1, 1.0, game.differ[i].any(axis=0),
+                                        scale=float(np.abs(raw - raw.mean(axis=0)).max()))
+    return values, variances, floors
 
 
 def _plan(game: Game, budget: int, options: ControlOptions) -> tuple[int, int]:
@@ -361,8 +373,11 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
         ``variances`` and ``standard_errors``: those of the walks' estimate of ``φ(v - g)`` (``φ(g)`` is
         fixed once the surrogate is fitted, from draws independent of the walks): the variance of the
         pairs' mean contributions over their number (``residual="mean"``), or the strata sampler's
-        (``"rows"``); ``degrees_of_freedom``: theirs (the pairs less one, or
-        :func:`lib.sampling.walk.pooled_dof`); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
+        (``"rows"``), raised, for a value whose residual draws all agreed, to the rule of three's bound
+        (:func:`lib.sampling.walk.agreement_floor` at the scale of the game's own contributions along the
+        same walks: a surrogate that takes every interaction the walks met leaves residual draws that agree
+        whether the value is exact or a rare interaction was missed); ``degrees_of_freedom``: theirs (the
+        pairs less one, or :func:`lib.sampling.walk.pooled_dof`; ``inf`` for a bound); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
         ``-rows``, or the strata sampler's where the estimator fell back.
     """
     n, d, m = game.n, game.d, game.m
@@ -383,21 +398,24 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
     beta = fit_surrogate(full, Y, order, options.ridge).reshape(-1, n, K)  # (p, n, K)
     rows_left = int(budget) - 1 - m - len(masks) * m                      # fewer where d is small
     if options.residual == "mean":
-        values, variances = _mean_residual(game, rows_left, rng, beta, order, ends)
+        values, variances, floors = _mean_residual(game, rows_left, rng, beta, order, ends)
         shape = (n, d) + k_shape
         P = rows_left // (2 * (d - 1) * m)
-        se = np.sqrt(variances).reshape(shape)
+        measured = np.sqrt(variances)
+        se = np.maximum(measured, floors).reshape(shape)
+        bound = (floors > measured).reshape(shape)                 # the rule of three's, not a measured spread
         return ShapleyResult(values=values.reshape(shape), base_values=game.base_values, outputs=outputs,
                              data=game.X, feature_names=game.feature_names, output_names=game.output_names,
                              variances=variances.reshape(shape), standard_errors=se,
                              n_samples=np.full((n, d), 2 * P, dtype=np.int64), method=f"control-order-{order}-mean",
-                             degrees_of_freedom=np.where(se == 0.0, np.inf, float(P - 1)))
+                             degrees_of_freedom=np.where((se == 0.0) | bound, np.inf, float(P - 1)))
 
     values = np.zeros((n, d, K))
     variances = np.zeros((n, d, K))
     n_samples = np.zeros((n, d), dtype=np.int64)
     unknown = np.zeros(n, dtype=bool)
     dofs = np.full((n, d, K), np.inf)
+    floors = np.zeros((n, d, K))
     rows_for_strata = rows_left
     differing = game.differ.sum(axis=2)
     for i in range(n):
@@ -415,8 +433,9 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
             n_samples[i] = m
             continue
         donors = deal_pairs(2 * np.maximum(D - 1, 0), walked, left, rng)
-        contrib = (_residual_pairs(game, i, donors, np.argsort(rng.random((len(donors), d)), axis=1), tensors)
-                   if len(donors) else np.zeros((0, d, K)))
+        contrib, raw = (_residual_pairs(game, i, donors, np.argsort(rng.random((len(donors), d)), axis=1), tensors)
+                        if len(donors) else (np.zeros((0, d, K)), np.zeros((0, d, K))))
+        moves = game.differ[i, walked].any(axis=0)                # not a null player of every walked u_b
         counts = np.bincount(donors, minlength=m)
         n_samples[i] = 2 * len(donors) + int(enumerate_b.sum())
         unknown[i] = len(donors) < 2
@@ -427,22 +446,31 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
             values[i] = phi_g + per_b.mean(axis=0)
             dev = contrib - per_b[donors]
             dof = len(donors) - len(walked)
+            raw_b = np.zeros((m, d, K))
+            np.add.at(raw_b, donors, raw)
+            scale = float(np.abs(raw - (raw_b / np.maximum(counts, 1)[:, None, None])[donors]).max())
             if dof > 0:
                 variances[i] = (dev**2).sum(axis=0) / dof * (1.0 / counts[walked]).sum() / m**2
                 dofs[i] = pooled_dof(dev, donors)
+                floors[i] = agreement_floor(dev, dof, len(walked) / m, moves, scale=scale)
             elif len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) * (1.0 / counts[walked]).sum() / m**2
                 dofs[i] = len(donors) - 1
+                floors[i] = agreement_floor(contrib - contrib.mean(axis=0), len(donors) - 1, len(walked) / m,
+                                            moves, scale=float(np.abs(raw - raw.mean(axis=0)).max()))
         else:
             walked_mean = contrib.mean(axis=0) if len(donors) else np.zeros((d, K))
             values[i] = phi_g + (per_b[enumerate_b].sum(axis=0) + len(walked) * walked_mean) / m
             if len(donors) > 1:
                 variances[i] = contrib.var(axis=0, ddof=1) / len(donors) * (len(walked) / m) ** 2
                 dofs[i] = len(donors) - 1
-    standard_errors = np.sqrt(variances)
+                floors[i] = agreement_floor(contrib - walked_mean, len(donors) - 1, len(walked) / m, moves,
+                                            scale=float(np.abs(raw - raw.mean(axis=0)).max()))
+    # values whose residual draws all agreed: not a measured 0 but the rule of three's bound
+    standard_errors = np.maximum(np.sqrt(variances), floors)
     standard_errors[unknown] = np.nan
+    dofs[(standard_errors == 0.0) | (floors > np.sqrt(variances))] = np.inf
     dofs[np.isnan(standard_errors)] = np.nan
-    dofs[standard_errors == 0.0] = np.inf
     shape = (n, d) + k_shape
     return ShapleyResult(values=values.reshape(shape), base_values=game.base_values, outputs=outputs,
                          data=game.X, feature_names=game.feature_names, output_names=game.output_names,

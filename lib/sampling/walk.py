@@ -58,7 +58,7 @@ def walk_rows(n_differing: np.typing.ArrayLike) -> np.ndarray:
 
 
 def agreement_floor(deviations: np.ndarray, draws: int, share: float = 1.0,
-                    moves: np.ndarray | None = None) -> np.ndarray:
+                    moves: np.ndarray | None = None, scale: float | None = None) -> np.ndarray:
     """The least standard error of values whose draws all agreed: the rule of three, per value.
 
     Book: :ref:`found-est-coverage` (notebooks/00-foundations/03-estimators.ipynb).
@@ -79,14 +79,17 @@ def agreement_floor(deviations: np.ndarray, draws: int, share: float = 1.0,
     the row moved at all (``R = 0``: an additive game, whose pairs are exact per background row), it is 0.
     ``moves`` ``(d,)``: the features that differ between ``x`` and at least one background row the draws
     stand for; the others are null players of every such row's game, their contributions 0 by the rows
-    alone, not by the draws' luck, and their floor is 0 (default: every feature moves).
+    alone, not by the draws' luck, and their floor is 0 (default: every feature moves).  ``scale``: the
+    largest deviation ``R`` to bound by, where the draws are of a residual whose own deviations say nothing of
+    the game's scale (:mod:`lib.sampling.control`: a surrogate that takes every interaction the walks met
+    leaves residual draws that all agree, exact or not); default, the draws' own.
     """
     dev = np.abs(np.asarray(deviations, dtype=float))
     n = int(draws)
     if n <= 0 or dev.shape[0] == 0:
         return np.zeros(dev.shape[1:])
     spread = dev.max(axis=0)
-    largest = float(spread.max())
+    largest = float(spread.max()) if scale is None else float(scale)
     if largest == 0.0:
         return np.zeros(dev.shape[1:])
     floor = _RULE_OF_THREE * largest * float(share) / (_Z95 * n)

@@ -115,16 +115,21 @@ def test_the_fit_and_the_walk_increments_are_the_polynomial():
 
 def test_exact_on_a_game_of_order_four_once_the_surrogate_is_fitted(monkeypatch):
     """The residual of a cubic fit of a game of order four is even, which every antithetic pair gets
-    exactly: the values are exact and their standard errors 0, below the exact cost, once the pairs of
-    coalitions are as many as the odd part's parameters.  The strata sampler at the same budget is not
-    exact, nor is the estimate with the ½ dropped, nor one whose pairs are too few (:data:`FEW`)."""
+    exactly: the values are exact, below the exact cost, once the pairs of coalitions are as many as the odd
+    part's parameters.  Their residual draws all agree, which the walks cannot tell from a rare interaction
+    they missed (:func:`test_a_rare_interaction_the_surrogate_misses_is_not_called_exact`): the standard
+    errors are the rule of three's bound (infinite degrees of freedom), not 0, and the intervals cover.  The
+    strata sampler at the same budget is not exact, nor is the estimate with the ½ dropped, nor one whose
+    pairs are too few (:data:`FEW`)."""
     X, B = _rows(1)
     exact = sh.exact_shapley(_quartic, X, B).values
     res = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="control",
                                   options=FITTED)
     assert res.method == "control-order-3-mean"
     np.testing.assert_allclose(res.values, exact, atol=1e-9)
-    np.testing.assert_allclose(res.standard_errors, 0.0, atol=1e-9)
+    assert (res.standard_errors > 0).all() and np.isinf(res.degrees_of_freedom).all()
+    lo, hi = res.interval()
+    assert ((lo <= exact) & (exact <= hi)).all()
     plain = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="strata")
     assert np.abs(plain.values - exact).max() > 1e-3
     few = sampling.sample_shapley(_quartic, X, B, max_rows=BUDGET, rng=np.random.default_rng(0), method="control",
@@ -293,3 +298,32 @@ def test_every_coalition_of_the_smallest_sizes_first():
     assert (sizes == 3).sum() == 4
     keys = {m.tobytes() for m in masks}
     assert len(keys) == len(masks) and all((~m).tobytes() in keys for m in masks)
+
+
+@pytest.mark.parametrize("residual", ["mean", "rows"])
+def test_a_rare_interaction_the_surrogate_misses_is_not_called_exact(residual, monkeypatch):
+    """Twelve features, the first six moving the output only in the coalitions that hold all six and none of
+    the others (1 in 924 orderings; the rest of order three, which the cubic surrogate takes whole): the
+    residual walks never meet the rare coalitions, so their draws all agree, to rounding, while every value
+    is off the exact one by about 4e-4.  A standard error measured from those draws is about 1e-16; the
+    rule of three's bound at the scale of the game's own contributions along the walks
+    (:func:`lib.sampling.walk.agreement_floor`'s ``scale``) is not, and every interval covers over 20 seeds.
+    Planted: the bound taken out, the intervals miss."""
+    from lib.tests.test_standard_errors import _rare_game
+
+    X, B = np.ones((1, 12)), np.zeros((1, 12))
+    exact = sh.exact_shapley(_rare_game, X, B).values
+
+    def covered():
+        out = []
+        for s in range(20):
+            res = sampling.sample_shapley(_rare_game, X, B, max_rows=1200, rng=np.random.default_rng(s),
+                                          method="control", options=cv.ControlOptions(residual=residual))
+            lo, hi = res.interval()
+            out.append(((lo <= exact) & (exact <= hi)).all())
+        return np.array(out)
+
+    assert covered().all()
+    monkeypatch.setattr(cv, "agreement_floor", lambda dev, draws, share=1.0, moves=None, scale=None:
+                        np.zeros(np.shape(dev)[1:]))
+    assert not covered().any()
