@@ -72,8 +72,8 @@ class ShapleyResult:
     bootstrap_quantiles
         For sampled values whose draws are resampled (:func:`lib.sampling.walk.bootstrap_t`): the quantiles of
         the studentized estimate, ``(value* - value) / standard_error*``, over resamples of the draws within
-        their strata, ``values.shape + (L, 2)`` (the lower and upper
-        ``(1 -+ level) / 2`` quantiles per level of :data:`lib.sampling.walk.BOOTSTRAP_LEVELS`, ``L`` of them); ``nan`` where a value has none
+        their strata, ``values.shape + (L, 2)`` (the lower and upper ``(1 -+ level) / 2`` quantiles per
+        level of :data:`lib.sampling.walk.BOOTSTRAP_LEVELS`, ``L`` of them); ``nan`` where a value has none
         (its interval is then Student's t).  :meth:`interval` reads them: the bootstrap-t interval.  ``None``
         where the estimator resamples nothing.
     """
@@ -146,8 +146,9 @@ class ShapleyResult:
         value or output) agree.  Where every value of a row agreed in every run (shap's exact enumeration),
         the standard errors are 0; a value on which the runs agreed while others spread carries the rule of
         three's bound instead (:func:`lib.sampling.walk.agreement_floor`, ``inf`` degrees of freedom): a
-        sampler with few distinct draws (one permutation of four features) repeats a value that is not exact.  The interval is about the estimator's mean: a bias of the estimator
-        (KernelSHAP's regression at small budgets) is not in it.  Base values and outputs are the first
+        sampler with few distinct draws (one permutation of four features) repeats a value that is not
+        exact.  The interval is about the estimator's mean: a bias of the estimator (KernelSHAP's regression
+        at small budgets) is not in it.  Base values and outputs are the first
         run's (every run computes them exactly); the mean of efficient runs is efficient.  ``model_rows``:
         every run's rows (default: their sum).  At least two runs, of one shape."""
         runs = list(runs)

@@ -377,8 +377,9 @@ def control(game: Game, budget: int, rng: np.random.Generator, options: ControlO
         (:func:`lib.sampling.walk.agreement_floor` at the scale of the game's own contributions along the
         same walks: a surrogate that takes every interaction the walks met leaves residual draws that agree
         whether the value is exact or a rare interaction was missed); ``degrees_of_freedom``: theirs (the
-        pairs less one, or :func:`lib.sampling.walk.pooled_dof`; ``inf`` for a bound); ``n_samples``: walks per feature; ``method``: ``"control-order-<order>-mean"`` or
-        ``-rows``, or the strata sampler's where the estimator fell back.
+        pairs less one, or :func:`lib.sampling.walk.pooled_dof`; ``inf`` for a bound); ``n_samples``: walks
+        per feature; ``method``: ``"control-order-<order>-mean"`` or ``-rows``, or the strata sampler's where
+        the estimator fell back.
     """
     n, d, m = game.n, game.d, game.m
     order, pairs = _plan(game, budget, options)

@@ -23,8 +23,8 @@ import numpy as np
 
 from lib.games import Game
 
-__all__ = ["AGREEMENT", "BOOTSTRAP_LEVELS", "BOOTSTRAP_MIN_DRAWS", "BOOTSTRAP_RESAMPLES", "agreement_floor", "bootstrap_t", "pair_walks",
-           "pooled_dof", "walk_rows", "walk_values"]
+__all__ = ["AGREEMENT", "BOOTSTRAP_LEVELS", "BOOTSTRAP_MIN_DRAWS", "BOOTSTRAP_RESAMPLES", "agreement_floor",
+           "bootstrap_t", "pair_walks", "pooled_dof", "walk_rows", "walk_values"]
 
 #: Draws of a value count as agreeing when they spread by at most this share of the largest deviation of
 #: any value of the row (rounding of the means, never a contribution: 1e-12 relative)
@@ -161,7 +161,7 @@ def bootstrap_t(draws: np.ndarray, strata: np.ndarray, *, resamples: int = BOOTS
     _, labels = np.unique(np.asarray(strata).reshape(-1), return_inverse=True)
     counts = np.bincount(labels)
     out = np.full(x.shape[1:] + (len(levels), 2), np.nan)
-    if x.shape[0] == 0 or counts.min() < BOOTSTRAP_MIN_DRAWS or x.shape[0] <= len(counts):
+    if x.shape[0] == 0 or counts.min() < BOOTSTRAP_MIN_DRAWS:
         return out
     flat = x.reshape(x.shape[0], -1)
     digest = hashlib.blake2b(np.ascontiguousarray(flat).tobytes() + labels.astype(np.int64).tobytes(), digest_size=8)
