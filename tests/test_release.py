@@ -220,7 +220,10 @@ def test_the_wheels_build_to_the_same_bytes_twice(tmp_path: Path) -> None:
     import datetime as dt
     import zipfile
 
-    first, second = release.wheels(tmp_path / "1"), release.wheels(tmp_path / "2")
+    # the checkout's version read once, at collection (VERSION): read again per build, it could catch another
+    # test's notebook rewriting a figure byte for byte mid-write and name one build "dirty" (.dYYYYMMDD)
+    first = release.wheels(tmp_path / "1", version=VERSION)
+    second = release.wheels(tmp_path / "2", version=VERSION)
     assert [w.name for w in first] == [w.name for w in second] == [
         f"shapley_book_lib-{VERSION}-py3-none-any.whl", f"shapley_book_compendium-{VERSION}-py3-none-any.whl"]
     assert [w.read_bytes() for w in first] == [w.read_bytes() for w in second]
