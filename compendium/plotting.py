@@ -31,7 +31,7 @@ from matplotlib.transforms import Bbox, IdentityTransform
 
 from compendium.data.cache import REPO_ROOT
 
-__all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
+__all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "lean_svg", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
 
 #: Where :func:`save_figure` writes (inside the book, so pages can reference the files; outside a clone
 #: of the repository, in the book folder that stands in for it: :func:`compendium.data.book_root`).
@@ -267,6 +267,33 @@ def stable_svg_ids(svg: str) -> str:
     return svg
 
 
+#: a coordinate matplotlib prints with more than two decimals
+_SVG_LONG_DECIMAL = re.compile(r"-?\d+\.\d{3,}")
+#: where an SVG's drawing coordinates are: a path's data, a marker's or a glyph's place
+_SVG_COORDINATES = re.compile(r'(<(?:path\b[^>]*?\sd|use\b[^>]*?\s[xy])=")([^"]*)(")')
+#: the book's rounding of drawing coordinates, in points: 0.01 pt is 0.01 CSS px on a phone
+SVG_DECIMALS = 2
+
+
+def _two_decimals(number: re.Match[str]) -> str:
+    text = f"{float(number[0]):.{SVG_DECIMALS}f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def lean_svg(svg: str) -> str:
+    """The SVG with its drawing coordinates (paths' data, markers' and glyphs' places) rounded to
+    :data:`SVG_DECIMALS` decimals of a point, and no indentation or space at the ends of its lines.
+
+    matplotlib prints six decimals (a millionth of a point) and indents every element: a tenth of
+    a figure's bytes (issue 46: a page's own bytes, its figures' as stored, at most 600 kB). A
+    hundredth of a point is a hundredth of a CSS pixel where a phone shows the figure. Scale factors
+    (a glyph's ``scale(0.015625)``, which :func:`svg_text_sizes` reads) and every other attribute keep
+    their digits. The rounding reads the printed decimals, not the float behind them, so a file
+    stable at six decimals is stable at two; the result is its own fixed point."""
+    svg = _SVG_COORDINATES.sub(lambda m: m[1] + _SVG_LONG_DECIMAL.sub(_two_decimals, m[2]) + m[3], svg)
+    return re.sub(r"[ \t]*\n[ \t]*", "\n", svg)
+
+
 def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[str] = ("png", "svg")) -> list[str]:
     """Save ``fig`` as ``book/figures/<name>.<fmt>`` for each format, reproducibly, described.
 
@@ -302,7 +329,7 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
             elif fmt == "svg":
                 buffer = io.StringIO()
                 fig.savefig(buffer, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
-                path.write_text(stable_svg_ids(buffer.getvalue()), encoding="utf-8")
+                path.write_text(lean_svg(stable_svg_ids(buffer.getvalue())), encoding="utf-8")
             else:
                 fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())
@@ -566,7 +593,7 @@ def write_figure(fig: Figure, path: str | Path, *, description: str) -> Path:
         elif fmt == "svg":
             buffer = io.StringIO()
             fig.savefig(buffer, format="svg", metadata=meta, dpi=150, bbox_inches=bbox)
-            out.write_text(stable_svg_ids(buffer.getvalue()), encoding="utf-8")
+            out.write_text(lean_svg(stable_svg_ids(buffer.getvalue())), encoding="utf-8")
         else:
             fig.savefig(out, format="pdf", metadata=meta, dpi=150, bbox_inches=bbox)
     setattr(fig, DESCRIPTION_ATTR, text)
