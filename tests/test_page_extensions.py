@@ -136,6 +136,53 @@ def test_a_figure_is_shown_from_its_svg_at_the_pngs_size() -> None:
     assert 'src="../_images/photo.png"' in _link('<img alt="a photo" src="../_images/photo.png" />')
 
 
+def test_the_figures_page_shows_each_figure_from_its_raster() -> None:
+    """On the Figures page (``shown_href``) a figure is shown from its WebP and still opens its SVG."""
+    shown = figure_links.link_figures('<img alt="x" src="../_images/found-waterfall.png" />',
+                                      lambda name: f"figures/{name}.svg", {}, STEMS, DESCRIBED,
+                                      shown_href=lambda name: f"figures/{name}.webp")
+    assert 'src="figures/found-waterfall.webp"' in shown and 'href="figures/found-waterfall.svg"' in shown
+
+
+def test_a_figures_raster_keeps_its_size_and_sharpness_in_fewer_bytes() -> None:
+    """The raster of a stored figure: its PNG's pixel size, at most 256 colours, each pixel within a
+    few levels of the PNG's (a line or a letter stays where it was), the same bytes twice, lighter than
+    the figure's SVG."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    png = Path(figure_links.__file__).resolve().parents[2] / "book" / "figures" / "found-waterfall.png"
+    raster = figure_links.phone_raster(png)
+    assert raster == figure_links.phone_raster(png)
+    with Image.open(png) as original, Image.open(io.BytesIO(raster)) as shown:
+        assert shown.format == "WEBP" and shown.size == original.size
+        a = np.asarray(original.convert("RGB"), dtype=int)
+        b = np.asarray(shown.convert("RGB"), dtype=int)
+    assert len(np.unique(b.reshape(-1, 3), axis=0)) <= figure_links.RASTER_COLOURS
+    gap = np.abs(a - b).max(axis=2)
+    assert np.quantile(gap, 0.999) <= 24, np.quantile(gap, 0.999)
+    assert len(raster) < png.with_suffix(".svg").stat().st_size / 2
+
+
+def test_spans_that_draw_nothing_are_left_out() -> None:
+    """A token whose one rule is the block's own colour, in the light and in the dark style, loses its
+    span (names and punctuation in the theme's styles); a coloured token keeps it; the text is the same,
+    and the breaks the punctuation's spans placed stay."""
+    plain = reading_aids.plain_token_classes()
+    assert {"n", "p"} <= plain and not {"o", "k", "mi", "s2", "c1"} & plain
+    # a style that gives names no rule of their own (Pygments' default): names keep their spans
+    assert "n" not in reading_aids.plain_token_classes(("default", "a11y-high-contrast-dark"))
+    code = ('<div class="highlight"><pre><span class="n">df</span><span class="o">.</span>'
+            '<span class="n">set_index</span><span class="p">(</span><span class="mi">1</span>'
+            '<span class="p">)</span>\n</pre></div>')
+    hung = reading_aids.hang_lines(code, plain)
+    assert hung == ('<div class="highlight"><pre class="hanging"><span class="line">df<span class="o">.</span><wbr>'
+                    'set_index(<wbr><span class="mi">1</span>)\n</span></pre></div>')
+    assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)
+
+
 def test_an_image_without_svg_links_to_itself_and_a_linked_image_is_left_linked() -> None:
     plain = _link('<p><img alt="a photo" src="../_images/photo.png" /></p>')
     assert 'href="../_images/photo.png"' in plain
@@ -149,6 +196,7 @@ def test_code_lines_know_their_indentation() -> None:
     hung = reading_aids.hang_lines(code)
     assert '<pre class="hanging" id="codecell0">' in hung
     assert hung.count('<span class="line"') == 3 and 'style="--indent:4">    <span class="n">x' in hung
+    assert hung.count("--indent") == 1   # an indentation of 0 is the stylesheet's default
     assert "</span><span class=\"line\"" in hung and "\n</span>" in hung   # newlines inside the spans
     assert re.sub(r"<[^>]+>", "", hung) == re.sub(r"<[^>]+>", "", code)   # the same text, newlines kept
     # a token over several lines (a string) is left as it is

@@ -76,6 +76,11 @@ def _indent(line: str) -> int:
     return len(text) - len(text.lstrip(" "))
 
 
+def _indent_style(line: str) -> str:
+    indent = _indent(line)
+    return f' style="--indent:{indent}"' if indent else ""
+
+
 #: a punctuation or operator token of Pygments' HTML after which a wrapped line of code may break: an opening
 #: bracket or a comma ending the token, an attribute's dot, an assignment, a comparison, a binary operator that
 #: cannot be unary (never after ``-``, ``+``, ``*`` or ``**``, which may start a number or an argument list)
@@ -113,7 +118,43 @@ def break_between_tokens(code: str) -> str:
     return _BREAK_AFTER.sub(r"\1<wbr>", _TEXT.sub(text, f">{code}<")[1:-1])
 
 
-def hang_lines(body: str) -> str:
+#: one token of Pygments' HTML whose text holds no tag (a token a reading aid has marked keeps its span)
+_TOKEN = re.compile(r'<span class="([a-z0-9]{1,3})">([^<]*)</span>')
+#: the light and the dark highlighting style of pydata-sphinx-theme (its ``theme.conf``), where the book's
+#: configuration names none
+THEME_STYLES = ("a11y-high-contrast-light", "a11y-high-contrast-dark")
+
+
+def plain_token_classes(styles: tuple[str, ...] = THEME_STYLES) -> frozenset[str]:
+    """The classes of Pygments' tokens that each of ``styles`` draws exactly as the code around them: the
+    class's one rule sets the colour the style gives the whole block (``.highlight .n { color: #080808 }``
+    beside ``.highlight { ...; color: #080808 }``). A span of such a class changes nothing a reader sees,
+    in the light or the dark mode; names and punctuation are half of a code cell's spans. Empty if a
+    style's block colour cannot be read."""
+    from pygments.formatters import HtmlFormatter
+
+    plain: set[str] | None = None
+    for style in styles:
+        css = HtmlFormatter(style=style).get_style_defs(".highlight")
+        base = re.search(r"^\.highlight \{[^}]*\bcolor: (#[0-9A-Fa-f]+)[^}]*\}", css, re.M)
+        if base is None:
+            return frozenset()
+        these = {rule[1] for rule in re.finditer(r"^\.highlight \.([a-z0-9]+) \{ color: (#[0-9A-Fa-f]+) \}", css, re.M)
+                 if rule[2].lower() == base[1].lower()}
+        plain = these if plain is None else plain & these
+    return frozenset(plain or ())
+
+
+def unwrap_plain_tokens(code: str, plain: frozenset[str]) -> str:
+    """``code`` (Pygments' HTML) without the spans of the classes ``plain`` (:func:`plain_token_classes`):
+    the same text, drawn the same, in fewer bytes. Run after :func:`break_between_tokens`, which reads the
+    punctuation's spans to place its breaks."""
+    if not plain:
+        return code
+    return _TOKEN.sub(lambda token: token[2] if token[1] in plain else token[0], code)
+
+
+def hang_lines(body: str, plain: frozenset[str] = frozenset()) -> str:
     """``body`` with each line of highlighted code (a cell's input, a listing) in its own
     ``span.line``, which knows its indentation (``--indent``, in characters): on a phone a long line
     wraps *under its own code*, a hanging indent deeper than the line's, instead of back at the
@@ -126,12 +167,13 @@ def hang_lines(body: str) -> str:
         trailing = code.endswith("\n")
         lines = (code[:-1] if trailing else code).split("\n")
         if not all(_balanced(line) for line in lines):
-            return match[1] + break_between_tokens(code) + match[3]
+            return match[1] + unwrap_plain_tokens(break_between_tokens(code), plain) + match[3]
         # each line keeps its newline inside its own span (a newline at the end of a block
         # draws no empty line), so nothing stands between the spans for a style to show
         ends = ["\n"] * (len(lines) - 1) + ["\n" if trailing else ""]
-        spans = [f'<span class="line" style="--indent:{_indent(line)}">{break_between_tokens(line)}{end}</span>'
-                 for line, end in zip(lines, ends)]
+        # an indentation of 0 is the stylesheet's default (``var(--indent, 0)``): no style to write
+        spans = [f'<span class="line"{_indent_style(line)}>{unwrap_plain_tokens(break_between_tokens(line), plain)}'
+                 f'{end}</span>' for line, end in zip(lines, ends)]
         opening = match[1].replace("<pre", '<pre class="hanging"', 1)
         return opening + "".join(spans) + match[3]
 
@@ -175,11 +217,25 @@ def typeset_table_tex(body: str) -> str:
     return _DATAFRAME.sub(table, body)
 
 
+def _plain_classes(app: Any) -> frozenset[str]:
+    """:func:`plain_token_classes` of the theme's two highlighting styles (as pydata-sphinx-theme reads
+    them: the book's ``html_theme_options``, else the theme's own), read once per build."""
+    found = getattr(app, "_compendium_plain_tokens", None)
+    if found is None:
+        options = dict(getattr(app.config, "html_theme_options", None) or {})
+        theme_options = getattr(getattr(app.builder, "theme", None), "get_options", None)
+        defaults: dict[str, Any] = dict(theme_options()) if theme_options is not None else {}
+        styles = tuple(str(options.get(key) or defaults.get(key) or fallback) for key, fallback in
+                       zip(("pygments_light_style", "pygments_dark_style"), THEME_STYLES))
+        found = app._compendium_plain_tokens = plain_token_classes(styles)
+    return found
+
+
 def _fix_body(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
     if "body" in context and "<td" in context["body"]:
         context["body"] = mark_verdicts(context["body"])
     if "body" in context and '<div class="highlight"><pre' in context["body"]:
-        context["body"] = hang_lines(context["body"])
+        context["body"] = hang_lines(context["body"], _plain_classes(app))
     if "body" in context and "dataframe" in context["body"]:
         context["body"] = typeset_table_tex(context["body"])
 
