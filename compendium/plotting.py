@@ -22,11 +22,14 @@ import matplotlib as mpl
 import numpy as np
 from types import MethodType
 
+from matplotlib import cbook
 from matplotlib.axes import Axes
 from matplotlib.backend_bases import RendererBase
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
+from matplotlib.mathtext import MathTextParser
 from matplotlib.path import Path as MplPath
+from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
 from compendium.data.cache import REPO_ROOT
@@ -305,6 +308,10 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
     metadata (``{"image/png": {"alt": description}}``), which the book's pages use as the
     image's ``alt`` text instead of the caption.
 
+    Text that carries sub- or superscripts is first drawn just large enough for its scripts to
+    reach :data:`MIN_TEXT_PX` on a phone (:func:`_readable_scripts`); a figure without any is
+    saved as drawn.
+
     The figure is cropped to :func:`snapped_tight_bbox`, not to matplotlib's
     ``bbox_inches="tight"``: text extents are multiples of 1/64 pixel, so a tight canvas
     edge sits exactly on a rounding boundary of the SVG's six printed decimals, and the
@@ -316,7 +323,7 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
     text = check_description(description)
     figure_path(name)  # checks the name before anything is written
     FIGURE_DIR.mkdir(parents=True, exist_ok=True)
-    bbox = snapped_tight_bbox(fig)
+    bbox = _readable_scripts(fig)
     written = []
     for fmt in formats:
         path = figure_path(name, "." + fmt)
@@ -341,22 +348,85 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
 #: A figure is shown about this many pixels wide on a 400 px phone screen (the page's margins off).
 PHONE_SHOWN_PX = 352
 
-#: The smallest text a phone reader can read, in CSS pixels, at :data:`PHONE_SHOWN_PX`.
-MIN_TEXT_PX = 7.0
+#: The smallest text a phone reader can read, in CSS pixels, at :data:`PHONE_SHOWN_PX`: every glyph
+#: of a figure, sub- and superscripts included.
+MIN_TEXT_PX = 8.0
 
-#: The widest figure, in inches, whose 10 pt text (and 7 pt sub- and superscripts of it, as on a
-#: log axis's ``10^k``) stays at least :data:`MIN_TEXT_PX` when shown :data:`PHONE_SHOWN_PX`
-#: wide: ``7 pt x 352 / 7 px = 352 pt`` = 4.89 in, less the crop's padding (0.1 in each side) and
-#: a step of its grid (:data:`SNAP_INCHES`).
+#: The widest figure, in inches, drawn for a phone. Its canvas is at most 4.6 in plus the crop's
+#: padding (0.1 in each side) and a step of its grid (:data:`SNAP_INCHES`), 4.82 in = 347 pt, so
+#: shown :data:`PHONE_SHOWN_PX` wide a glyph of ``g`` pt is at least ``g x 352 / 347`` px: the
+#: style's 10 pt text is 10.1 px, and :data:`MIN_TEXT_PX` needs ``g >= 8 x 347 / 352 = 7.9`` pt.
+#: Scripts are 0.7 of their text (matplotlib's mathtext), 7 pt of a 10 pt text, so
+#: :func:`save_figure` draws text that carries them at ``7.9 / 0.7 = 11.3`` pt or more (11.5 pt
+#: at this width, less on a narrower canvas: :func:`_readable_scripts`).
 PHONE_WIDTH = 4.6
 
-#: The book's figure style: every text at 10 pt or more (sub- and superscripts at 7 pt), the
-#: title a little larger. Applied by :func:`book_style`, never on import.
+#: The book's figure style: every text at 10 pt (8 px or more at :data:`PHONE_WIDTH`), the title a
+#: little larger; text carrying sub- or superscripts is enlarged when saved, as far as its scripts
+#: need (:data:`PHONE_WIDTH`). Applied by :func:`book_style`, never on import.
 BOOK_STYLE: dict[str, Any] = {
     "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": 10,
     "ytick.labelsize": 10, "legend.fontsize": 10, "legend.title_fontsize": 10, "figure.titlesize": 11,
     "figure.figsize": (PHONE_WIDTH, 3.2),
 }
+
+
+def _glyph_ratio(text: Text) -> float:
+    """The size of the smallest glyph ``text`` draws over its font size: 0.7 for a sub- or
+    superscript, 0.49 for a script of a script (matplotlib's mathtext), 1 for text without."""
+    if text.get_usetex() or not text.get_parse_math():
+        return 1.0
+    prop = text.get_fontproperties()
+    # matplotlib lays a text out line by line, each line mathtext if it holds a $...$ pair
+    lines = [line for line in text.get_text().split("\n") if cbook.is_math_text(line)]
+    sizes = [g[1] for line in lines for g in MathTextParser("path").parse(line, dpi=72, prop=prop).glyphs]
+    return min(sizes) / prop.get_size_in_points() if sizes else 1.0
+
+
+def _script_size(text: Text, smallest_pt: float) -> float | None:
+    """The font size, rounded up to half a point, at which ``text``'s smallest glyph is at least
+    ``smallest_pt``; ``None`` when it already is (text without scripts always is)."""
+    ratio, size = _glyph_ratio(text), text.get_fontsize()
+    if ratio >= 1 or ratio * size >= smallest_pt:
+        return None
+    return float(np.ceil(2 * smallest_pt / ratio) / 2)
+
+
+def _readable_scripts(fig: Figure, rounds: int = 4) -> Bbox:
+    """Enlarge every text of ``fig`` whose sub- or superscripts would be under :data:`MIN_TEXT_PX`
+    on a phone, and return the crop box (:func:`snapped_tight_bbox`) of the figure as saved.
+
+    A figure saved ``w`` points wide and shown :data:`PHONE_SHOWN_PX` wide draws a glyph of ``g``
+    pt at ``g x 352 / w`` px: a text's smallest glyph must be at least ``8 x w / 352`` pt.  Text
+    without scripts is left as drawn (a figure without any is saved byte for byte as before);
+    a text with them gets the size, rounded up to half a point, at which they reach it (the
+    tick labels of an axis together, as ``set_tick_params`` sets them).  An enlarged text can
+    widen the canvas, so the box is measured again until nothing changes (``rounds`` times).
+    """
+    bbox = snapped_tight_bbox(fig)
+    for _ in range(rounds):
+        smallest_pt = MIN_TEXT_PX * bbox.width * 72 / PHONE_SHOWN_PX
+        changed, ticks = False, set[int]()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                for which, tick_list in (("major", axis.majorTicks), ("minor", axis.minorTicks)):
+                    labels = [t for tick in tick_list for t in (tick.label1, tick.label2)]
+                    ticks.update(map(id, labels))
+                    sizes = [_script_size(t, smallest_pt) for t in labels if t.get_visible()]
+                    sizes = [z for z in sizes if z is not None]
+                    if sizes:
+                        axis.set_tick_params(which=which, labelsize=max(sizes))
+                        changed = True
+        for text in fig.findobj(Text):
+            if id(text) not in ticks and text.get_visible():
+                size = _script_size(text, smallest_pt)
+                if size is not None:
+                    text.set_fontsize(size)
+                    changed = True
+        if not changed:
+            return bbox
+        bbox = snapped_tight_bbox(fig)
+    return bbox
 
 
 def book_style() -> None:
@@ -572,8 +642,9 @@ def write_figure(fig: Figure, path: str | Path, *, description: str) -> Path:
     reproducible as :func:`save_figure` saves the book's figures, wherever the caller asks.
 
     The description is the figure's alternative text (:func:`check_description`), written into
-    the file's metadata; the crop is :func:`snapped_tight_bbox`; SVG ids are salted by the file's
-    name and numbered in order (:func:`stable_svg_ids`).  Missing parent folders are created.
+    the file's metadata; text carrying sub- or superscripts is made readable as :func:`save_figure`
+    makes it; the crop is :func:`snapped_tight_bbox`; SVG ids are salted by the file's name and
+    numbered in order (:func:`stable_svg_ids`).  Missing parent folders are created.
     Returns the path written.
     """
     text = check_description(description)
@@ -582,7 +653,7 @@ def write_figure(fig: Figure, path: str | Path, *, description: str) -> Path:
     if fmt not in ("png", "svg", "pdf"):
         raise ValueError(f"write_figure writes .png, .svg or .pdf files, got {out.name!r}")
     out.parent.mkdir(parents=True, exist_ok=True)
-    bbox = snapped_tight_bbox(fig)
+    bbox = _readable_scripts(fig)
     meta: dict[str, str | None] = {"Title": text if fmt == "svg" else out.stem, "Description": text}
     meta.update({"Date": None} if fmt == "svg" else {"Software": None} if fmt == "png" else {"CreationDate": None})
     if fmt == "pdf":

@@ -268,7 +268,8 @@ def test_every_figure_of_the_book_is_described():
 
 def test_svg_text_sizes_reads_the_size_of_every_glyph(tmp_path, monkeypatch):
     # a figure with text of known sizes: a 13 pt title, 9 pt tick labels with 0.7 x 9 pt
-    # superscripts (a log axis), and no text in a second figure
+    # superscripts (a log axis), written as save_figure writes text (as paths) but by matplotlib
+    # itself, which leaves the superscripts as drawn; and no text in a second figure
     monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
     fig, ax = plt.subplots(figsize=(4, 3))
     ax.plot([1, 10, 100], [1, 2, 3])
@@ -276,7 +277,8 @@ def test_svg_text_sizes_reads_the_size_of_every_glyph(tmp_path, monkeypatch):
     ax.set_xscale("log")
     ax.tick_params(which="both", labelsize=9)
     ax.set_title("title", fontsize=13)
-    plotting.save_figure(fig, "sizes", description="A test figure with text of known sizes.")
+    with matplotlib.rc_context({"svg.fonttype": "path"}):
+        fig.savefig(tmp_path / "sizes.svg", format="svg", bbox_inches=plotting.snapped_tight_bbox(fig))
     plt.close(fig)
     svg = (tmp_path / "sizes.svg").read_text(encoding="utf-8")
     width, sizes = plotting.svg_text_sizes(svg)
@@ -294,8 +296,8 @@ def test_svg_text_sizes_reads_the_size_of_every_glyph(tmp_path, monkeypatch):
 
 
 def test_the_book_style_keeps_a_phone_width_figure_readable(tmp_path, monkeypatch):
-    # the style's smallest text (a superscript of a tick label) on a figure of the phone width
-    # is readable at the phone's width, and one a third wider is not
+    # the style's text, scripts included (of tick labels, a legend), on a figure of the phone width
+    # is readable at the phone's width, and one a third wider is not (its 10 pt text is 7.6 px)
     monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
     with matplotlib.rc_context():
         plotting.book_style()
@@ -308,6 +310,70 @@ def test_the_book_style_keeps_a_phone_width_figure_readable(tmp_path, monkeypatc
             plt.close(fig)
     assert plotting.smallest_text_px((tmp_path / "narrow.svg").read_text(encoding="utf-8")) >= plotting.MIN_TEXT_PX
     assert plotting.smallest_text_px((tmp_path / "wide.svg").read_text(encoding="utf-8")) < plotting.MIN_TEXT_PX
+
+
+def _scripted_figure():
+    # every kind of text that can carry scripts: log-axis tick labels (major and minor), an axis
+    # label, a legend entry, a free text (a script of a script), a title; and plain text beside them
+    fig, ax = plotting.phone_figure()
+    ax.loglog([1, 10, 1000], [0.2, 0.05, 0.01], label="complete influence $2^n$")
+    ax.set(xlabel="background rows $N_k$", ylabel="error", title="plain title")
+    ax.text(10, 0.1, r"$\tilde p_{i_j}$")
+    ax.legend()
+    return fig, ax
+
+
+def test_text_carrying_scripts_is_saved_readable_and_plain_text_as_drawn(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    with matplotlib.rc_context():
+        plotting.book_style()
+        fig, ax = _scripted_figure()
+        # planted: the same figure as matplotlib draws it, without the rule, is not readable
+        with matplotlib.rc_context({"svg.fonttype": "path"}):
+            fig.savefig(tmp_path / "as-drawn.svg", format="svg", bbox_inches=plotting.snapped_tight_bbox(fig))
+        as_drawn = plotting.smallest_text_px((tmp_path / "as-drawn.svg").read_text(encoding="utf-8"))
+        plotting.save_figure(fig, "scripts", description="A test figure whose text carries scripts.")
+        svg = (tmp_path / "scripts.svg").read_text(encoding="utf-8")
+        saved = plotting.smallest_text_px(svg)
+        print(f"smallest text, shown {plotting.PHONE_SHOWN_PX} px wide: as drawn {as_drawn:.2f} px, "
+              f"saved {saved:.2f} px; floor {plotting.MIN_TEXT_PX} px")
+        assert as_drawn < plotting.MIN_TEXT_PX <= saved
+        # only text with scripts grew: the plain title and the y label keep the style's sizes
+        assert ax.title.get_fontsize() == 11 and ax.yaxis.label.get_fontsize() == 10
+        assert ax.xaxis.label.get_fontsize() > 10 and ax.get_legend().get_texts()[0].get_fontsize() > 10
+        assert ax.xaxis.get_ticklabels()[0].get_fontsize() > 10
+        # a script of a script (0.49 of its text) needs a larger text than a script
+        nested = next(t for t in ax.texts if "i_j" in t.get_text())
+        assert nested.get_fontsize() > ax.xaxis.label.get_fontsize()
+        plt.close(fig)
+
+
+def test_a_figure_without_scripts_is_saved_as_drawn(tmp_path, monkeypatch):
+    monkeypatch.setattr(plotting, "FIGURE_DIR", tmp_path)
+    with matplotlib.rc_context():
+        plotting.book_style()
+        fig, ax = plotting.phone_figure()
+        ax.plot([0, 1], [0, 1], label=r"$\alpha = 0.1$")     # math, but no script
+        ax.set(xlabel="number of attributes $n$", ylabel="error", title="a title")
+        ax.legend()
+        plotting.save_figure(fig, "plain", description="A test figure without scripts.")
+        plt.close(fig)
+    sizes = plotting.svg_text_sizes((tmp_path / "plain.svg").read_text(encoding="utf-8"))[1]
+    assert sorted({round(s, 6) for s in sizes}) == [10.0, 11.0]
+
+
+def test_glyph_ratio_reads_scripts_line_by_line(caplog):
+    from matplotlib.text import Text
+
+    assert plotting._glyph_ratio(Text(text="plain $x$ and 2^n")) == 1.0
+    assert plotting._glyph_ratio(Text(text="$2^n$")) == pytest.approx(0.7)
+    assert plotting._glyph_ratio(Text(text="$x_{i_j}$")) == pytest.approx(0.49)
+    assert plotting._glyph_ratio(Text(text="$x_k$", usetex=False, parse_math=False)) == 1.0
+    # matplotlib lays out a multi-line text line by line (shap's "\n$E[f(X)]$"): no glyph for "\n"
+    with caplog.at_level("WARNING"):
+        assert plotting._glyph_ratio(Text(text="\n$E[f(X)]$")) == 1.0
+        assert plotting._glyph_ratio(Text(text="a\n$N_k$")) == pytest.approx(0.7)
+    assert not caplog.records
 
 
 def test_phone_figure_stacks_panels_and_refuses_a_width_a_phone_cannot_read():
@@ -324,7 +390,8 @@ def test_phone_figure_stacks_panels_and_refuses_a_width_a_phone_cannot_read():
 
 
 def test_every_figure_of_the_book_can_be_read_on_a_phone():
-    """Shown 352 px wide (a 400 px phone screen), the smallest text of every figure is 7 px or more."""
+    """Shown 352 px wide (a 400 px phone screen), the smallest text of every figure, sub- and
+    superscripts included, is MIN_TEXT_PX (8 px) or more."""
     svgs = sorted(plotting.FIGURE_DIR.glob("*.svg"))
     assert svgs
     small = {}

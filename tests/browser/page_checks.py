@@ -100,7 +100,7 @@ class Served:
 #: the longest code cell a page may show (CONTRIBUTING.md: longer cells are split, folded or moved to lib)
 MAX_CODE_LINES = 40
 #: the smallest text a figure may show on a 400 px phone, in CSS pixels
-MIN_FIGURE_TEXT_PX = 7.0
+MIN_FIGURE_TEXT_PX = 8.0
 
 # Whether an element is rendered: not display:none, not inside a closed <details> (a folded
 # cell, whose contents Chromium skips with content-visibility), not visibility:hidden.

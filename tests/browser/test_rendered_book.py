@@ -27,9 +27,9 @@ notebooks, the landing pages, the back matter) it checks that
   no table cell cut with "…" or "...", none showing NaN or a bare True/False; every table seen whole (or scrolling in
   its own box, with a sign that more is there); no page wider than a phone's screen; no raw
   ``eq-`` label in the visible text; every figure opens at full size, and its smallest text is at
-  least 7 px on a phone; the landing page's verdict-at-a-glance table (class ``verdict-glance``)
-  within its first two screens on a phone; no page fetches the theme scripts the book leaves
-  out (``compendium/sphinx/light_pages.py``);
+  least 8 px on a phone (issue 46: sub- and superscripts included); the landing page's
+  verdict-at-a-glance table (class ``verdict-glance``) within its first two screens on a phone;
+  no page fetches the theme scripts the book leaves out (``compendium/sphinx/light_pages.py``);
 - a notebook page reads as its idea (issue 38), at 400 and 1400 px: no code or output line
   overflows its box (and on a desk no shown code line is wider than the column); no output line
   ends in a bare True/False; no cell on the page (shown or folded) glues, writes a derived file or
