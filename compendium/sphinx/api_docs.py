@@ -1,4 +1,4 @@
-"""The API reference pages (``book/api.md`` and its sections ``book/api-*.md``): ``lib``'s docstrings rendered by Sphinx's autodoc, with
+"""The API reference pages (a page per module, ``book/api/<module>.md``): ``lib``'s docstrings rendered by Sphinx's autodoc, with
 the book equation each function implements as a link.
 
 - ``{api-table} lib.<module>`` lists the module's public functions and classes (its ``__all__``,

@@ -645,6 +645,35 @@ def test_no_page_runs_past_the_bound_of_phone_screens(on_phone: dict[str, dict[s
         f"(split the page; its tallest sections, in screens: {tallest})")
 
 
+#: links into the API reference kept from when its four pages held every module (before issue 46) ->
+#: where they land now: an object's or a module's anchor on its module's page, a module's heading at
+#: the top of its page; an anchor of the landing page itself stays
+FORMER_API_LINKS = {
+    "book/api.html#lib.shapley.exact_shapley": "book/api/lib.shapley.html#lib.shapley.exact_shapley",
+    "book/api.html#module-lib.sampling.strata": "book/api/lib.sampling.strata.html#module-lib.sampling.strata",
+    "book/api-methods.html#lib-naive-bayes-sklearn": "book/api/lib.naive_bayes_sklearn.html",
+    "book/api-infrastructure.html#compendium.report.ClaimEntry": (
+        "book/api/compendium.report.html#compendium.report.ClaimEntry"),
+    "book/api.html#explain-your-model": "book/api.html#explain-your-model",
+}
+
+
+def test_a_link_into_the_former_api_pages_lands_on_the_module_page(browser: Any, site: str) -> None:
+    """The API pages forward a link kept from when they held every module (compendium.sphinx.api_pages.FORWARD),
+    and the anchor it names is on the page it lands on."""
+    if ONLY and not any("api" in p for p in PAGES):
+        pytest.skip("BOOK_PAGES leaves the API pages out")
+    tab = browser.new_page(viewport={"width": PHONE, "height": 860})
+    try:
+        for old, new in FORMER_API_LINKS.items():
+            tab.goto(site + old, wait_until="commit")
+            tab.wait_for_url(site + new, wait_until="load")
+            fragment = new.partition("#")[2]
+            assert not fragment or tab.evaluate("id => document.getElementById(id) !== null", fragment), new
+    finally:
+        tab.close()
+
+
 @pytest.mark.parametrize(("page", "width"), _both(PAGES))
 def test_no_raw_equation_label_in_the_text(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
                                            page: str, width: int) -> None:
