@@ -144,6 +144,19 @@ def test_book_lines_become_equation_and_page_links() -> None:
     assert lines[4] == "Uses ``_greedy_picks`` and ``lib._shapley_games``, and :func:`exact_shapley`."
 
 
+def test_names_in_the_api_tables_break_after_a_dot_or_between_words() -> None:
+    row = ('<tr class="row-odd"><td><p><a class="reference internal" href="x.html"><code class="xref py py-obj docutils '
+           'literal notranslate"><span class="pre">{}</span></code></a></p></td><td><p>{}</p></td></tr>')
+    body = (f'<table class="autosummary longtable table autosummary"><tbody>{row.format("lib.naive_bayes_sklearn", "lib.x_y")}'
+            f'</tbody></table><table class="table"><tbody>{row.format("lib.other_table", "z")}</tbody></table>')
+    out = api_docs.break_names(body)
+    assert '<span class="pre">lib.<wbr>naive_<wbr>bayes_<wbr>sklearn</span>' in out
+    assert "<p>lib.x_y</p>" in out and "lib.other_table" in out       # the summary, and another table: as they were
+    assert out.replace("<wbr>", "") == body
+    title = '<h1><code class="docutils literal notranslate"><span class="pre">lib.naive_bayes_sklearn</span></code></h1>'
+    assert api_docs.break_names(title) == title.replace("lib.naive_bayes_sklearn", "lib.<wbr>naive_<wbr>bayes_<wbr>sklearn")
+
+
 def test_module_section_titles_become_rubrics_and_attribute_colons_no_type() -> None:
     lines = ["Summary.", "", "Conventions", "-----------", "Text."]
     api_docs.section_titles_as_rubrics(None, "module", "m", None, None, lines)

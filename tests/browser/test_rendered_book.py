@@ -41,6 +41,7 @@ notebooks, the landing pages, the back matter) it checks that
   record reads as a list); no check's ✓ or ✗ drawn on a line of its own;
 - no page runs past ``page_checks.MAX_PHONE_SCREENS`` screens at 400 px (issue 46: the API
   reference ran to 94-141; a reader looking for one function scrolls through dozens of modules);
+  on the API pages, no name in a table of modules or functions breaks inside a word at 400 px;
 - the byte budgets: every page's own bytes (its HTML and images) at most 600 kB, the Figures
   page's 2 MB (all of it, scrolled through), and everything a phone fetches for the Figures page's
   first screen at most 1.5 MB (bytes, not times: the load times on a throttled phone are measured
@@ -343,6 +344,7 @@ def _visit_phone(reader: Reader, url: str, shot: str, *, contrast: bool) -> dict
     info["one_row"] = page.evaluate(checks.ONE_ROW_TABLES)
     info["lone_marks"] = page.evaluate(checks.LONE_MARKS)
     info["screens"] = page.evaluate(checks.PAGE_SCREENS)
+    info["names"] = page.evaluate(checks.NAMES_BROKEN)
     info.update(_reading_checks(page, desk=False))
     info["axe"] = _axe(page, contrast=contrast)
     if display:
@@ -643,6 +645,14 @@ def test_no_page_runs_past_the_bound_of_phone_screens(on_phone: dict[str, dict[s
     assert screens <= checks.MAX_PHONE_SCREENS, (
         f"{screens:.0f} screens of {found['screen']} px at {PHONE} px, over {checks.MAX_PHONE_SCREENS} "
         f"(split the page; its tallest sections, in screens: {tallest})")
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("book/api")])
+def test_api_names_break_between_words_on_a_phone(on_phone: dict[str, dict[str, Any]], page: str) -> None:
+    """At 400 px a name in the API pages' tables of modules and functions breaks after a dot or an
+    underscore, never inside a word (compendium.sphinx.api_docs.break_names, book/_static/api.css)."""
+    broken = on_phone[page]["names"]
+    assert not broken, f"names broken inside a word at {PHONE} px ({len(broken)}): {broken[:5]}"
 
 
 #: links into the API reference kept from when its four pages held every module (before issue 46) ->
