@@ -1,4 +1,4 @@
-"""scikit-learn's naive Bayes classifiers read as one term per feature: Eq. (L10) generalised.
+"""scikit-learn's naive Bayes classifiers read as one term per feature: equation (L10) generalised.
 
 ``CategoricalNB``, ``BernoulliNB``, ``GaussianNB`` and ``MultinomialNB`` all score class ``k`` as
 ``log π_k + Σ_i ℓ_ik(x_i)`` (book eq. ``eq-nb-sk-factors``), so the log-odds of one class against

@@ -1,4 +1,4 @@
-"""The API reference pages (``book/api.md`` and its sections ``book/api-*.md``): ``lib``'s docstrings rendered by Sphinx's autodoc, with
+"""The API reference pages (a page per module, ``book/api/<module>.md``): ``lib``'s docstrings rendered by Sphinx's autodoc, with
 the book equation each function implements as a link.
 
 - ``{api-table} lib.<module>`` lists the module's public functions and classes (its ``__all__``,
@@ -260,7 +260,36 @@ class ConformanceTable(Directive):
         return [container]
 
 
+#: a row's first cell holding a name (a link to it, or its code alone) in a table of the API pages
+_NAME_CELL = re.compile(r'(<tr class="row-\w+"><td><p>(?:<a [^>]*>)?<code [^>]*><span class="pre">)([^<]+)(</span>)')
+#: the API pages' tables of names: a module's functions and classes (``{api-table}``), a section's modules
+#: (autosummary)
+_NAME_TABLE = re.compile(r'<div class="api-table[^"]*">.*?</table>|<table class="autosummary[^"]*">.*?</table>', re.S)
+#: a module page's title, the module's name (``# `lib.naive_bayes_compositions```), breaks there too
+_NAME_TITLE = re.compile(r'(<h1><code [^>]*><span class="pre">)([^<]+)(</span>)')
+#: a dot, or an underscore between two words, in a name: where a name too long for its column breaks
+_NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9])([._])(?=[A-Za-z])")
+
+
+def break_names(body: str) -> str:
+    """``body`` with a ``<wbr>`` after each dot and each underscore between two words of the names in
+    the first column of the API pages' tables and in a module page's title (``book/_static/api.css`` keeps them from breaking
+    elsewhere): on a phone ``lib.naive_bayes_compositions`` breaks as ``lib.naive_bayes_`` /
+    ``compositions``, not ``lib.nai`` / ``ve_baye`` / ``s``. What a reader copies is unchanged."""
+    def table(match: re.Match[str]) -> str:
+        return _NAME_CELL.sub(lambda m: m[1] + _NAME_BREAK.sub(r"\1<wbr>", m[2]) + m[3], match[0])
+
+    body = _NAME_TITLE.sub(lambda m: m[1] + _NAME_BREAK.sub(r"\1<wbr>", m[2]) + m[3], body)
+    return _NAME_TABLE.sub(table, body)
+
+
+def _break_names(app: Any, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    if "body" in context and ("api-table" in context["body"] or "autosummary" in context["body"]):
+        context["body"] = break_names(context["body"])
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", _break_names)
     app.connect("autodoc-process-docstring", section_titles_as_rubrics, priority=400)  # before napoleon
     app.connect("autodoc-process-docstring", process_docstring)
     app.connect("autodoc-skip-member", skip_foreign_members)

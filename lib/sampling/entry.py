@@ -1,5 +1,6 @@
-"""The entry of :mod:`lib.sampling`: :func:`sample_shapley`, which checks the inputs into one game and
-runs a registered estimator on it, and the efficiency adjustment it can apply afterwards."""
+"""The entry of :mod:`lib.sampling`: :func:`~lib.sampling.entry.sample_shapley`, which checks the
+inputs into one game and runs a registered estimator on it, and the efficiency adjustment it can
+apply afterwards."""
 
 from __future__ import annotations
 

@@ -22,6 +22,10 @@ a planted counter-example (and passing its repaired twin), so that no check of
   that starts off-screen, so a reader must pan to see what held (issue 46).
 - :data:`LONE_MARKS`: a check's ✓ or ✗ drawn on a line of its own, apart from the number it judges.
 - :data:`ONE_ROW_TABLES`: a one-row table wider than its box (a record to pan through; a list reads).
+- :data:`NAMES_BROKEN`: a name in a table's first column broken inside a word on a phone (the API
+  reference's tables of modules and functions), not after a dot or an underscore.
+- :data:`PAGE_SCREENS` with :func:`phone_screens`: a page longer than :data:`MAX_PHONE_SCREENS` phone
+  screens (a reader looking for one thing scrolls through dozens of others; issue 46).
 - :data:`GLANCE_TOP`: where the landing page's verdict-at-a-glance table (class
   ``verdict-glance``) starts, in screens.
 - :func:`own_bytes`: a page's own bytes, its HTML and the images it shows; :func:`first_screen`:
@@ -335,6 +339,60 @@ ONE_ROW_TABLES = (
     return out;
 }"""
 )
+
+
+#: the most phone screens a page may run to at 400 px (its height over the tab's, 860 px): the
+#: longest notebook page, the estimators page, ran to 62 when the bound was set (the next, 52; the
+#: API reference pages, one page per group of modules then, ran to 94-141); a fifth more than
+#: the longest notebook page leaves room to grow, and a reader looking for one function does not
+#: scroll through dozens of modules
+MAX_PHONE_SCREENS = 75
+
+#: -> {height, screen, sections}: the page's height and the screen's, in CSS px, and its three
+#: tallest sections (a heading's text and its height), the places to split a page that runs too long
+PAGE_SCREENS = """() => {
+    const height = Math.max(document.documentElement.scrollHeight, document.body.scrollHeight);
+    const sections = Array.from(document.querySelectorAll('article section'))
+        .filter(s => s.querySelector(':scope > h2, :scope > h3'))
+        .map(s => ({heading: s.querySelector(':scope > h2, :scope > h3').textContent.replace(/[#\\s]+$/, '').trim(),
+                    height: Math.round(s.getBoundingClientRect().height)}))
+        .sort((a, b) => b.height - a.height).slice(0, 3);
+    return {height: height, screen: window.innerHeight, sections: sections};
+}"""
+
+
+#: -> [str]: a name (inline code) in a table's first column (the API reference's tables of modules and of
+#: functions) drawn over two lines with the break inside a word (``lib.com`` / ``positions``,
+#: ``exact_pa`` / ``th``), where it could have broken after a dot or an underscore
+NAMES_BROKEN = (
+    """() => {
+    """ + _SHOWN + """
+    const out = [], range = document.createRange();
+    for (const code of document.querySelectorAll('article td:first-child code')) {
+        if (!shown(code)) continue;
+        const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+        let last = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            for (let i = 0; i < node.data.length; i++) {
+                range.setStart(node, i);
+                range.setEnd(node, i + 1);
+                const rects = range.getClientRects();
+                if (!rects.length) continue;
+                const here = {top: rects[0].top, char: node.data[i]};
+                if (last && here.top > last.top + 2 && /[A-Za-z0-9]/.test(last.char) && /[A-Za-z0-9]/.test(here.char)) {
+                    out.push(code.textContent.trim());
+                }
+                last = here;
+            }
+        }
+    }
+    return Array.from(new Set(out));
+}"""
+)
+
+def phone_screens(found: dict[str, Any]) -> float:
+    """How many screens the page of :data:`PAGE_SCREENS` runs to (its height over the screen's)."""
+    return found["height"] / found["screen"]
 
 
 # matplotlib's SVG with text as paths (compendium.plotting.save_figure: svg.fonttype "path"): each text is

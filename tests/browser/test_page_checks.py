@@ -222,6 +222,38 @@ def test_glance_table_position(tab: Any) -> None:
     assert early["top"] < early["screen"] and early["rows"] == 1
 
 
+def test_a_page_longer_than_the_bound_of_phone_screens_is_caught(tab: Any) -> None:
+    """A page of 80 sections of one screen each runs past MAX_PHONE_SCREENS at 400 x 860 px, and the
+    detector names its tallest sections; the same page cut to 10 sections does not."""
+    def sections(n: int, tall: int = 1) -> str:
+        return "".join(f"<section><h2>module {i}</h2><div style='height:{860 * (tall if i == 3 else 1) - 40}px'></div>"
+                       f"</section>" for i in range(n))
+
+    found = _page(tab, sections(80)).evaluate(checks.PAGE_SCREENS)
+    assert found["screen"] == PHONE["height"]
+    assert checks.phone_screens(found) > checks.MAX_PHONE_SCREENS
+    found = _page(tab, sections(10, tall=3)).evaluate(checks.PAGE_SCREENS)
+    assert 10 < checks.phone_screens(found) < checks.MAX_PHONE_SCREENS
+    tallest = found["sections"][0]
+    assert tallest["heading"] == "module 3" and tallest["height"] > 2 * PHONE["height"], found["sections"]
+
+
+def test_a_name_broken_inside_a_word_in_a_table_is_caught(tab: Any) -> None:
+    """A long name in a table's narrow first column, free to break anywhere, breaks inside a word; the
+    same name with a <wbr> after each dot and underscore, kept from breaking elsewhere, does not."""
+    def table(name: str, wrap: str) -> str:
+        return (f"<table style='width:360px'><tr><td style='width:20%'><code style='overflow-wrap:{wrap}'>{name}</code></td>"
+                "<td>a summary long enough to take the rest of the row's width at once</td></tr></table>")
+
+    found = _page(tab, table("lib.naive_bayes_compositions", "anywhere")).evaluate(checks.NAMES_BROKEN)
+    assert found == ["lib.naive_bayes_compositions"]
+    name = "lib.<wbr>naive_<wbr>bayes_<wbr>compositions"
+    assert _page(tab, table(name, "normal")).evaluate(checks.NAMES_BROKEN) == []
+    # a name in the prose, or in a later column, is not read
+    assert _page(tab, "<p style='width:60px'><code style='overflow-wrap:anywhere'>lib.naive_bayes</code></p>").evaluate(
+        checks.NAMES_BROKEN) == []
+
+
 def test_own_bytes(tmp_path: Path) -> None:
     (tmp_path / "_images").mkdir()
     (tmp_path / "_images" / "a.png").write_bytes(b"x" * 700_000)
