@@ -132,7 +132,7 @@ LONG_CODE = (
 
 #: -> {cut: [...], missing: [...]}: table cells ending in an ellipsis, and cells that show NaN
 TABLE_FAULTS = """() => {
-    const cut = [], missing = [], booleans = [];
+    const cut = [], missing = [], booleans = [], cells = [];
     document.querySelectorAll('table').forEach(t => t.querySelectorAll('td, th').forEach(c => {
         const text = c.textContent.replace(/\\s+/g, ' ').trim();
         if (/(\\u2026|\\.\\.\\.)$/.test(text)) cut.push(text.slice(-70));
@@ -145,12 +145,13 @@ TABLE_FAULTS = """() => {
             missing.push(`${label}: ${text.slice(0, 40)}`);
         }
         // a bare boolean in a data cell: the table must say what it means, in a word or a mark
+        if (c.tagName === 'TD') cells.push(text);
         if (c.tagName === 'TD' && /^(True|False)$/.test(text)) {
             const row = c.closest('tr');
             booleans.push(`${row && row.cells.length ? row.cells[0].textContent.trim().slice(0, 40) : ''}: ${text}`);
         }
     }));
-    return {cut: cut, missing: missing, booleans: booleans};
+    return {cut: cut, missing: missing, booleans: booleans, cells: cells};
 }"""
 
 #: -> {width, screen, culprits}: the page's scrollable width against the screen's, and the
@@ -578,6 +579,20 @@ OUTPUT_LINES = (
 )
 
 _BARE_BOOLEAN = re.compile(r"\b(True|False)\s*$")
+#: a check that prints a floor where its value belongs: a label, then two bounds and the verdict
+#: (``max |difference| < 1e-12 < 1e-10 ✓``); rounding noise written as under its floor says so in
+#: words between them (``< 1e-12 (rounding noise) < 1e-10 ✓``, the form the stored results keep so
+#: that their bytes do not depend on the CPU), which this does not match
+_NUMBER = r"[-+]?\d[\d.]*(?:e[-+]?\d+)?"
+_FLOOR = re.compile(rf"[A-Za-z|)\]]\s*(?:<|≤|<=)\s*{_NUMBER}\s*(?:<|≤|<=)\s*{_NUMBER}\s*[✓✗]")
+#: a check whose label ends in a number run into its value (``coalition 1 = 1 ✓``): which is which?
+_RUN_ON = re.compile(rf"(?<![\w.])[A-Za-z]\w* \d+(?:\.\d+)? (?:=|≈) {_NUMBER}[^✓✗\n]*[✓✗]")
+
+
+def hidden_values(lines: list[str]) -> list[str]:
+    """The lines (an output's, a table cell's) of a check that hides its number: a floor printed
+    where the measured value belongs, or a label ending in a number run into the value."""
+    return [line.strip()[:100] for line in lines if _FLOOR.search(line) or _RUN_ON.search(line)]
 
 
 def bare_booleans(lines: list[str]) -> list[str]:

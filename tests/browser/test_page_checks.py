@@ -446,3 +446,15 @@ def test_images_count_as_stored(tmp_path: Path) -> None:
     png = tmp_path / "f.png"
     png.write_bytes(b"\x89PNG" + bytes(range(256)) * 10)
     assert checks.image_bytes(png) == png.stat().st_size
+
+
+def test_a_check_that_hides_its_number_is_caught() -> None:
+    """A floor where the value belongs, or a label's number run into the value, is caught; the measured
+    value with its bound, a range around a value, and noise that says it is noise are not."""
+    caught = ["max |difference| < 1e-12 < 1e-10 ✓", "coalition 1 = 1 ✓", "gap ≤ 0.001 ≤ 0.01 ✗",
+              "evidence: max |Eq. (L10) - enumeration| < 1e-12 < 1e-10 ✓; rows 5"]
+    passed = ["max |difference| = 3.2e-15 ≤ 1e-10 ✓", "max |difference| ≈ 3.0e-15 < 1e-10 ✓",
+              "coverage: 0.93 ≤ 0.942 ≤ 0.97 ✓", "max |Δ ilr| < 1e-12 (rounding noise) ≤ 1e-10 ✓",
+              "coalition 1: value = 1 ✓", "largest standard error = 0.042 ≤ 0.05 ✓", "no check here < 1 < 2"]
+    assert checks.hidden_values(caught) == [line[:100] for line in caught]
+    assert checks.hidden_values(passed) == []

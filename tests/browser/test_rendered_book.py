@@ -318,6 +318,7 @@ def _reading_checks(page: Any, *, desk: bool) -> dict[str, Any]:
         # a page reads as its idea (issue 38)
         "lines": page.evaluate(checks.CODE_LINES, desk),
         "booleans": checks.bare_booleans(outputs := page.evaluate(checks.OUTPUT_LINES)),
+        "hidden": checks.hidden_values(outputs),
         "paths": checks.derived_paths(outputs),
         "cells": page.evaluate(checks.CODE_CELLS),
         "openings": page.evaluate(checks.SECTION_OPENINGS),
@@ -857,6 +858,16 @@ def test_checks_print_their_number(visited: dict[str, dict[str, Any]], on_phone:
     _pending(request, page, "booleans")
     found = _at(visited, on_phone, page, width)["booleans"]
     assert not found, f"output lines ending in a bare True/False (print the number, its bound and the verdict: compendium.page.check): {found[:5]}"
+
+
+@pytest.mark.parametrize(("page", "width"), _both(PAGES))
+def test_checks_show_their_value_not_a_floor(visited: dict[str, dict[str, Any]], on_phone: dict[str, dict[str, Any]],
+                                             page: str, width: int) -> None:
+    """Issue 46, item 2: a check's output line or table cell shows the measured value, the bound and the
+    verdict, never a floor in the value's place (page_checks.hidden_values)."""
+    seen = _at(visited, on_phone, page, width)
+    found = seen["hidden"] + checks.hidden_values(seen["tables"]["cells"])
+    assert not found, f"checks that print a floor or run a label into the value: {found[:5]}"
 
 
 @pytest.mark.parametrize(("page", "width"), _both(NOTEBOOK_PAGES))
