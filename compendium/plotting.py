@@ -33,6 +33,7 @@ from matplotlib.text import Text
 from matplotlib.transforms import Bbox, IdentityTransform
 
 from compendium.data.cache import REPO_ROOT
+from compendium.stable import replace_file
 
 __all__ = ["BOOK_STYLE", "FIGURE_DIR", "MIN_TEXT_PX", "PHONE_SHOWN_PX", "PHONE_WIDTH", "bifurcation_tree", "book_style", "check_description", "composition_path", "convergence", "denoise", "describe_display", "figure_path", "lean_svg", "phone_figure", "save_figure", "shapley_bars", "smallest_text_px", "snap_extents", "snapped_tight_bbox", "svg_text_sizes", "write_figure"]
 
@@ -170,10 +171,12 @@ class _StableCanvasAgg(FigureCanvasAgg):
 def _save_png(fig: Figure, path: Path, *, dpi: float, bbox: Bbox, metadata: dict[str, str | None]) -> None:
     """``fig`` as a PNG rasterised by :class:`_StableRendererAgg`; the figure keeps its canvas."""
     original = fig.canvas
+    buffer = io.BytesIO()
     try:
-        _StableCanvasAgg(fig).print_figure(path, format="png", dpi=dpi, bbox_inches=bbox, metadata=metadata)
+        _StableCanvasAgg(fig).print_figure(buffer, format="png", dpi=dpi, bbox_inches=bbox, metadata=metadata)
     finally:
         fig.set_canvas(original)
+    replace_file(path, buffer.getvalue())
 
 
 #: Longest description :func:`save_figure` accepts: alternative text is read out in one go, so
@@ -336,7 +339,7 @@ def save_figure(fig: Figure, name: str, *, description: str, formats: Sequence[s
             elif fmt == "svg":
                 buffer = io.StringIO()
                 fig.savefig(buffer, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
-                path.write_text(lean_svg(stable_svg_ids(buffer.getvalue())), encoding="utf-8")
+                replace_file(path, lean_svg(stable_svg_ids(buffer.getvalue())))
             else:
                 fig.savefig(path, format=fmt, metadata=meta, dpi=150, bbox_inches=bbox)
         written.append(path.relative_to(FIGURE_DIR.parent.parent).as_posix())
@@ -664,7 +667,7 @@ def write_figure(fig: Figure, path: str | Path, *, description: str) -> Path:
         elif fmt == "svg":
             buffer = io.StringIO()
             fig.savefig(buffer, format="svg", metadata=meta, dpi=150, bbox_inches=bbox)
-            out.write_text(lean_svg(stable_svg_ids(buffer.getvalue())), encoding="utf-8")
+            replace_file(out, lean_svg(stable_svg_ids(buffer.getvalue())))
         else:
             fig.savefig(out, format="pdf", metadata=meta, dpi=150, bbox_inches=bbox)
     setattr(fig, DESCRIPTION_ATTR, text)

@@ -20,6 +20,7 @@ Ties in rank *statistics* of attributions are :mod:`lib.ranks`'; figures are :mo
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ import pandas as pd
 # in for it: compendium.data.book_root); one definition, in compendium.data.
 from compendium.data.cache import REPO_ROOT
 
-__all__ = ["GLUE_PREFIX", "REPO_ROOT", "glue", "glue_number", "ranked", "stable_order", "write_derived"]
+__all__ = ["GLUE_PREFIX", "REPO_ROOT", "glue", "glue_number", "ranked", "replace_file", "stable_order", "write_derived"]
 
 #: The MIME-type prefix of a value stored for the prose and not shown (the notebook convention of
 #: scrapbook and papermill, which myst-nb reads).
@@ -75,6 +76,21 @@ def glue_number(key: str, value: Any, *, digits: int = 6) -> None:
     glue(key, number, display=False)
 
 
+def replace_file(path: str | Path, data: bytes | str) -> Path:
+    """Write ``data`` to ``path`` at once: into a hidden file beside it, then renamed over it
+    (``os.replace``), so that nothing reading the folder meanwhile (``git status`` in a test that
+    runs while a notebook rewrites its stored outputs) sees the file half written. Text is written
+    as UTF-8, its line ends as given."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
 def write_derived(
     frame: pd.DataFrame,
     name: str,
@@ -103,7 +119,7 @@ def write_derived(
         out[floats] = out[floats].where(out[floats] != 0, 0.0)  # no "-0.0"
     path = root / "data" / "derived" / name
     path.parent.mkdir(parents=True, exist_ok=True)
-    out.to_csv(path, index=index, lineterminator="\n", float_format=float_format)
+    replace_file(path, out.to_csv(index=index, lineterminator="\n", float_format=float_format))
     return path.relative_to(root).as_posix()
 
 

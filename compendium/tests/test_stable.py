@@ -51,3 +51,21 @@ def test_glue_number_pastes_a_rounded_plain_float(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ValueError, match="not a finite number"):
         stable.glue_number("nan", float("nan"))
     assert json.dumps(glued["k"][0]) == "0.3"
+
+
+def test_replace_file_writes_at_once_and_leaves_no_temporary_file(tmp_path) -> None:
+    """A stored output is replaced whole (a hidden file renamed over it): a reader never sees it
+    half written, and nothing is left beside it, also when the write fails."""
+    from compendium.stable import replace_file
+
+    target = tmp_path / "fig.svg"
+    target.write_text("old", encoding="utf-8")
+    before = target.stat().st_ino
+    replace_file(target, "new ✓\n")
+    assert target.read_bytes() == "new ✓\n".encode("utf-8") and target.stat().st_ino != before
+    replace_file(target, b"\x89PNG")
+    assert target.read_bytes() == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.svg"]
+    with pytest.raises(TypeError):
+        replace_file(target, 3)  # type: ignore[arg-type]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fig.svg"] and target.read_bytes() == b"\x89PNG"
