@@ -39,6 +39,8 @@ import pandas as pd
 from joblib import Parallel, delayed, parallel_config
 from tqdm import tqdm
 
+from compendium.stable import replace_file
+
 __all__ = [
     "BACKENDS",
     "add_gather_arguments",
@@ -203,11 +205,9 @@ def run_units(
 
 
 def write_unit_csv(table: pd.DataFrame, out: Path, *, float_format: str = "%.6g") -> None:
-    """Write one unit's result atomically (a ``.tmp`` file renamed into place), so an interrupted
+    """Write one unit's result atomically (:func:`compendium.stable.replace_file`), so an interrupted
     run never leaves a half-written file that a resumed run would take as done."""
-    tmp = out.with_suffix(".tmp")
-    table.to_csv(tmp, index=False, float_format=float_format)
-    tmp.replace(out)
+    replace_file(out, table.to_csv(index=False, float_format=float_format))
 
 
 def gather_unit_csvs(out_dir: Path, out_csv: Path, *, float_format: str = "%.6g") -> pd.DataFrame:
